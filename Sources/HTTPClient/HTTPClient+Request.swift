@@ -1,0 +1,154 @@
+import Foundation
+
+extension HTTPClient {
+    /// Everything needed to send one request: method, target, query, headers, body and options.
+    ///
+    /// ```swift
+    /// let request = HTTPClient.Request.get("users", query: [URLQueryItem(name: "page", value: "2")])
+    /// let response = try await client.send(request)
+    /// ```
+    public struct Request: Sendable {
+        /// Where a request goes: a complete URL, or a path resolved against the client's base URL.
+        public enum Target: Sendable, Hashable {
+            /// A complete URL, used as it is.
+            case url(URL)
+            /// A path such as `"users/1"` or `"/users/1?page=2"`, appended to the client's base URL
+            /// (keeping the base URL's own path). An absolute URL string is used as it is.
+            case path(String)
+        }
+
+        public var method: HTTPMethod
+        public var target: Target
+        /// Query items appended to the URL's own query, in order (repeated names are kept).
+        public var query: [URLQueryItem]
+        /// Headers for this request; they replace client headers of the same name.
+        public var headers: HTTPHeaders
+        public var body: Body?
+        /// The timeout for this request; `nil` uses the client's ``HTTPClient/timeout``.
+        public var timeout: TimeInterval?
+        /// The validation for this request; `nil` uses the client's ``HTTPClient/validation``.
+        public var validation: Validation?
+
+        public init(
+            method: HTTPMethod,
+            url: URL,
+            query: [URLQueryItem] = [],
+            headers: HTTPHeaders = [:],
+            body: Body? = nil,
+            timeout: TimeInterval? = nil,
+            validation: Validation? = nil
+        ) {
+            self.init(method: method, target: .url(url), query: query, headers: headers, body: body,
+                      timeout: timeout, validation: validation)
+        }
+
+        public init(
+            method: HTTPMethod,
+            path: String,
+            query: [URLQueryItem] = [],
+            headers: HTTPHeaders = [:],
+            body: Body? = nil,
+            timeout: TimeInterval? = nil,
+            validation: Validation? = nil
+        ) {
+            self.init(method: method, target: .path(path), query: query, headers: headers, body: body,
+                      timeout: timeout, validation: validation)
+        }
+
+        public init(
+            method: HTTPMethod,
+            target: Target,
+            query: [URLQueryItem] = [],
+            headers: HTTPHeaders = [:],
+            body: Body? = nil,
+            timeout: TimeInterval? = nil,
+            validation: Validation? = nil
+        ) {
+            self.method = method
+            self.target = target
+            self.query = query
+            self.headers = headers
+            self.body = body
+            self.timeout = timeout
+            self.validation = validation
+        }
+
+        // MARK: Shorthands
+
+        /// A `GET` of a path (resolved against the base URL) or an absolute URL string.
+        public static func get(_ path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
+            Request(method: .get, path: path, query: query, headers: headers)
+        }
+
+        /// A `GET` of `url`.
+        public static func get(_ url: URL, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
+            Request(method: .get, url: url, query: query, headers: headers)
+        }
+
+        /// A `POST` of `body` to a path or an absolute URL string.
+        public static func post(_ path: String, body: Body?, headers: HTTPHeaders = [:]) -> Request {
+            Request(method: .post, path: path, headers: headers, body: body)
+        }
+
+        /// A `POST` of `body` to `url`.
+        public static func post(_ url: URL, body: Body?, headers: HTTPHeaders = [:]) -> Request {
+            Request(method: .post, url: url, headers: headers, body: body)
+        }
+    }
+
+    /// The body of a request. Bodies that imply a content type set `Content-Type` unless the
+    /// request already has one.
+    public enum Body: Sendable {
+        /// Raw bytes, with an optional content type.
+        case data(Data, contentType: String? = nil)
+        /// A value encoded with the client's ``HTTPClient/encoder``; `Content-Type: application/json`.
+        case json(any Encodable & Sendable)
+
+        /// UTF-8 text; `Content-Type: text/plain; charset=utf-8` unless another is given.
+        public static func text(_ text: String, contentType: String = "text/plain; charset=utf-8") -> Body {
+            .data(Data(text.utf8), contentType: contentType)
+        }
+    }
+}
+
+// MARK: - Building a URLRequest
+
+extension HTTPClient {
+    /// Turns a ``Request`` into the `URLRequest` the session receives.
+    ///
+    /// - Throws: ``HTTPClientError/invalidURL(_:reason:)`` or ``HTTPClientError/encodingFailed(type:underlying:)``.
+    public func makeURLRequest(for request: Request) throws(HTTPClientError) -> URLRequest {
+        let url = try URLBuilder.url(for: request.target, query: request.query, baseURL: baseURL)
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method.rawValue
+        if let timeout = request.timeout ?? timeout {
+            urlRequest.timeoutInterval = timeout
+        }
+        var headers = self.headers
+        headers.merge(request.headers)
+        if let body = request.body {
+            let (data, contentType) = try encode(body)
+            urlRequest.httpBody = data
+            if let contentType, !headers.contains("Content-Type") {
+                headers["Content-Type"] = contentType
+            }
+        }
+        for field in headers {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        return urlRequest
+    }
+
+    private func encode(_ body: Body) throws(HTTPClientError) -> (Data, contentType: String?) {
+        switch body {
+        case .data(let data, let contentType):
+            return (data, contentType)
+        case .json(let value):
+            do {
+                return (try encoder.encode(value), "application/json")
+            } catch {
+                throw .encodingFailed(type: String(describing: type(of: value)), underlying: error)
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// Everything that can go wrong with a request, each case carrying what is needed to debug it.
+///
+/// ```swift
+/// do {
+///     let user = try await client.get(url, as: User.self)
+/// } catch .unacceptableStatus(let response) {
+///     print(response.statusCode, response.text ?? "")  // the server's error body is kept
+/// } catch {
+///     print(error)                                      // says what happened and where
+/// }
+/// ```
+public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
+    /// The URL could not be built; `reason` says why.
+    case invalidURL(String, reason: String)
+    /// The request body could not be encoded.
+    case encodingFailed(type: String, underlying: any Error)
+    /// The request did not produce a response: timeout, no connection, DNS, TLS... The
+    /// `URLError` keeps Foundation's code and, where known, the failing URL.
+    case transport(URLError)
+    /// The request was cancelled (its task or its Swift `Task`).
+    case cancelled
+    /// The session answered with something that is not an HTTP response.
+    case nonHTTPResponse(url: URL?)
+    /// The response failed validation (by default: a status outside 2xx). The whole response,
+    /// body included, is kept.
+    case unacceptableStatus(HTTPClient.Response)
+    /// The response body could not be decoded as `type`.
+    case decodingFailed(type: String, response: HTTPClient.Response, underlying: any Error)
+
+    /// The response, for the cases that have one.
+    public var response: HTTPClient.Response? {
+        switch self {
+        case .unacceptableStatus(let response), .decodingFailed(_, let response, _): response
+        default: nil
+        }
+    }
+
+    /// The status code, for the cases that have a response.
+    public var statusCode: Int? { response?.statusCode }
+
+    /// The transport error, for ``transport(_:)``.
+    public var urlError: URLError? {
+        if case .transport(let error) = self { return error }
+        return nil
+    }
+
+    /// Whether this is ``cancelled``.
+    public var isCancelled: Bool {
+        if case .cancelled = self { return true }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url, let reason):
+            return "Invalid URL \"\(url)\": \(reason)."
+        case .encodingFailed(let type, let underlying):
+            return "Could not encode the \(type) request body as JSON: \(underlying)."
+        case .transport(let error):
+            let url = error.failingURL.map { " for \($0.absoluteString)" } ?? ""
+            return "The request\(url) failed before a response arrived: \(error.code.name) (URLError \(error.code.rawValue))."
+        case .cancelled:
+            return "The request was cancelled."
+        case .nonHTTPResponse(let url):
+            return "The response\(url.map { " from \($0.absoluteString)" } ?? "") is not an HTTP response."
+        case .unacceptableStatus(let response):
+            return "HTTP \(response.statusCode) from \(response.url?.absoluteString ?? "the server")"
+                + response.bodyExcerpt(prefix: ": ")
+        case .decodingFailed(let type, let response, let underlying):
+            return "Could not decode \(type) from the HTTP \(response.statusCode) response of "
+                + "\(response.url?.absoluteString ?? "the server"): \(Self.explain(underlying))"
+                + response.bodyExcerpt(prefix: ". Body: ")
+        }
+    }
+
+    public var errorDescription: String? { description }
+
+    /// Turns whatever a session reported into the typed error.
+    ///
+    /// `NSError`s in `NSURLErrorDomain` do not bridge to `URLError` on Linux, so they are
+    /// rebuilt here; any other error is kept under `NSUnderlyingErrorKey` of an `.unknown`
+    /// `URLError`. The request URL is attached when the error lacks one.
+    public init(transportError error: any Error, url: URL?) {
+        var urlError: URLError
+        if let given = error as? URLError {
+            urlError = given
+        } else {
+            let nsError = error as NSError
+            if nsError.domain == NSURLErrorDomain {
+                // Failable on Linux, not on Darwin: the annotation makes both compile cleanly.
+                let code: URLError.Code? = URLError.Code(rawValue: nsError.code)
+                urlError = URLError(code ?? .unknown, userInfo: nsError.userInfo)
+            } else {
+                urlError = URLError(.unknown, userInfo: [NSUnderlyingErrorKey: nsError])
+            }
+        }
+        if urlError.code == .cancelled {
+            self = .cancelled
+            return
+        }
+        if urlError.failingURL == nil, let url {
+            var userInfo = urlError.userInfo
+            userInfo[NSURLErrorFailingURLErrorKey] = url
+            urlError = URLError(urlError.code, userInfo: userInfo)
+        }
+        self = .transport(urlError)
+    }
+
+    private static func explain(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return keys.isEmpty ? "the top level" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "key \"\(key.stringValue)\" not found at \(path(context))"
+        case .typeMismatch(let type, let context):
+            return "expected \(type) at \(path(context)): \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            return "expected \(type) but found null at \(path(context))"
+        case .dataCorrupted(let context):
+            return "invalid JSON at \(path(context)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
+
+extension HTTPClient.Response {
+    /// Up to 500 characters of the body for error messages, or "" when it is empty or binary.
+    func bodyExcerpt(prefix: String) -> String {
+        guard !body.isEmpty else { return "" }
+        guard let text = String(data: body.prefix(500), encoding: .utf8) else {
+            return "\(prefix)<\(body.count) bytes of binary data>"
+        }
+        return prefix + text + (body.count > 500 ? "… (\(body.count) bytes)" : "")
+    }
+}
+
+extension URLError.Code {
+    /// A readable name for the codes people meet in practice.
+    var name: String {
+        switch self {
+        case .cancelled: "cancelled"
+        case .badURL: "bad URL"
+        case .timedOut: "timed out"
+        case .unsupportedURL: "unsupported URL"
+        case .cannotFindHost: "cannot find host"
+        case .cannotConnectToHost: "cannot connect to host"
+        case .networkConnectionLost: "network connection lost"
+        case .dnsLookupFailed: "DNS lookup failed"
+        case .httpTooManyRedirects: "too many redirects"
+        case .resourceUnavailable: "resource unavailable"
+        case .notConnectedToInternet: "not connected to the internet"
+        case .badServerResponse: "bad server response"
+        case .secureConnectionFailed: "secure connection failed"
+        case .unknown: "unknown error"
+        default: "URL error"
+        }
+    }
+}

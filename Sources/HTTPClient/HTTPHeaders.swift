@@ -1,0 +1,136 @@
+import Foundation
+
+/// An ordered list of HTTP header fields with case-insensitive lookup.
+///
+/// Header names are case-insensitive (RFC 9110 §5.1) and Foundation on Linux re-cases them
+/// (`etag` arrives as `Etag`), so never compare names with `==`; use the subscript:
+///
+/// ```swift
+/// response.headers["content-type"]  // "application/json", however the server spelled it
+/// ```
+///
+/// Repeated fields are kept in order; the subscript joins them with `, ` as RFC 9110 allows.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral,
+    CustomStringConvertible
+{
+    /// One header field as it was set or received.
+    public struct Field: Sendable, Hashable {
+        public var name: String
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    private var fields: [Field]
+
+    /// Creates an empty header list.
+    public init() {
+        fields = []
+    }
+
+    /// Creates headers from fields, keeping their order and repetitions.
+    public init(_ fields: [Field]) {
+        self.fields = fields
+    }
+
+    /// Creates headers from a dictionary. Keys are sorted so the order is deterministic.
+    public init(_ dictionary: [String: String]) {
+        fields = dictionary.sorted { $0.key < $1.key }.map { Field(name: $0.key, value: $0.value) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// The value of the field named `name` (any case); repeated fields joined by `", "`.
+    /// Setting replaces every field with that name; setting `nil` removes them.
+    public subscript(name: String) -> String? {
+        get {
+            var found: String?
+            for field in fields where field.name.caseInsensitiveEquals(name) {
+                found = found.map { "\($0), \(field.value)" } ?? field.value
+            }
+            return found
+        }
+        set {
+            if let index = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
+                let kept = fields[index].name
+                fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+                if let newValue { fields.insert(Field(name: kept, value: newValue), at: index) }
+            } else if let newValue {
+                fields.append(Field(name: name, value: newValue))
+            }
+        }
+    }
+
+    /// Every value of the field named `name` (any case), in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// Whether a field named `name` (any case) is present.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// Adds a field without touching existing fields of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Sets every field of `other`, replacing fields of the same name.
+    public mutating func merge(_ other: HTTPHeaders) {
+        for name in other.names { self[name] = other[name] }
+    }
+
+    /// The distinct field names, in first-seen order, as spelled first.
+    public var names: [String] {
+        var seen: [String] = []
+        for field in fields where !seen.contains(where: { $0.caseInsensitiveEquals(field.name) }) {
+            seen.append(field.name)
+        }
+        return seen
+    }
+
+    public var isEmpty: Bool { fields.isEmpty }
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[Field]> {
+        fields.makeIterator()
+    }
+
+    public var description: String {
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+
+    /// Equal when they hold the same fields in the same order, comparing names case-insensitively.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy {
+                $0.name.caseInsensitiveEquals($1.name) && $0.value == $1.value
+            }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for field in fields {
+            hasher.combine(field.name.lowercased())
+            hasher.combine(field.value)
+        }
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive equality, which is what HTTP field names need. Cheaper than
+    /// `lowercased()` on both sides because it allocates nothing.
+    package func caseInsensitiveEquals(_ other: String) -> Bool {
+        let lhs = utf8, rhs = other.utf8
+        guard lhs.count == rhs.count else { return false }
+        for (a, b) in zip(lhs, rhs) where a != b {
+            guard a | 0x20 == b | 0x20, (a | 0x20) >= 0x61, (a | 0x20) <= 0x7A else { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,39 @@
+/// An HTTP request method such as `GET` or `POST`.
+///
+/// Common methods are static members (`.get`, `.post`, ...); any other token can be written
+/// as a string literal: `let method: HTTPMethod = "PROPFIND"`.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The method token as sent on the wire, upper-cased.
+    public let rawValue: String
+
+    /// Creates a method from its token; the token is upper-cased, as methods are case-sensitive
+    /// on the wire and every registered method is upper case.
+    public init(rawValue: String) {
+        self.rawValue = rawValue.uppercased()
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(rawValue: value)
+    }
+
+    public var description: String { rawValue }
+
+    public static let get: HTTPMethod = "GET"
+    public static let post: HTTPMethod = "POST"
+    public static let put: HTTPMethod = "PUT"
+    public static let patch: HTTPMethod = "PATCH"
+    public static let delete: HTTPMethod = "DELETE"
+    public static let head: HTTPMethod = "HEAD"
+    public static let options: HTTPMethod = "OPTIONS"
+
+    /// Whether sending the request twice has the same effect as sending it once
+    /// ([RFC 9110 §9.2.2](https://www.rfc-editor.org/rfc/rfc9110#section-9.2.2)).
+    public var isIdempotent: Bool {
+        switch rawValue {
+        case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE": true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HTTPClient
+
+/// A session for unit tests: it records every request and answers with canned results,
+/// synchronously, inside the task's `resume()`.
+///
+/// ```swift
+/// let session = MockURLSession()
+/// session.nextData = Data(#"{"id": 1}"#.utf8)
+/// let client = HTTPClient(session: session)
+/// ```
+///
+/// What a request gets, in order: the next result of the FIFO queue (``enqueue(_:)``) if any;
+/// otherwise ``nextData`` / ``nextResponse`` / ``nextError`` as set (a missing response
+/// becomes a 200 for the request's URL unless there is an error); with nothing set, 200 and an
+/// empty body. Safe to use from many threads at once.
+public final class MockURLSession: URLSessionProtocol, @unchecked Sendable {
+    private struct State {
+        var nextDataTask = MockURLSessionDataTask()
+        var nextData: Data?
+        var nextResponse: URLResponse?
+        var nextError: (any Error)?
+        var queue: [MockResponse] = []
+        var queueStart = 0
+        var requests: [URLRequest] = []
+    }
+
+    private let state = Locked(State())
+
+    /// Creates a session with nothing canned: every request gets 200 and an empty body.
+    public init() {}
+
+    // MARK: Canned results
+
+    /// The task the next request gets; a fresh one takes its place after every request.
+    public var nextDataTask: MockURLSessionDataTask {
+        get { state.withLock { $0.nextDataTask } }
+        set { state.withLock { $0.nextDataTask = newValue } }
+    }
+
+    /// The body delivered to every request (when the queue is empty), until changed.
+    public var nextData: Data? {
+        get { state.withLock { $0.nextData } }
+        set { state.withLock { $0.nextData = newValue } }
+    }
+
+    /// The response delivered to every request (when the queue is empty), until changed.
+    public var nextResponse: URLResponse? {
+        get { state.withLock { $0.nextResponse } }
+        set { state.withLock { $0.nextResponse = newValue } }
+    }
+
+    /// The error delivered to every request (when the queue is empty), until changed.
+    public var nextError: (any Error)? {
+        get { state.withLock { $0.nextError } }
+        set { state.withLock { $0.nextError = newValue } }
+    }
+
+    /// Appends results to the FIFO queue: each request takes the oldest one.
+    public func enqueue(_ responses: MockResponse...) {
+        enqueue(contentsOf: responses)
+    }
+
+    /// Appends results to the FIFO queue: each request takes the oldest one.
+    public func enqueue(contentsOf responses: [MockResponse]) {
+        state.withLock { $0.queue.append(contentsOf: responses) }
+    }
+
+    /// How many queued results are still waiting for a request.
+    public var queuedResponseCount: Int {
+        state.withLock { $0.queue.count - $0.queueStart }
+    }
+
+    // MARK: What was asked
+
+    /// Every request, in the order the tasks were created.
+    public var requests: [URLRequest] { state.withLock { $0.requests } }
+
+    /// The most recent request.
+    public var lastRequest: URLRequest? { state.withLock { $0.requests.last } }
+
+    /// The URL of the most recent request.
+    public var lastURL: URL? { lastRequest?.url }
+
+    /// Forgets recorded requests and queued results (canned `next...` values stay).
+    public func removeAllRecords() {
+        state.withLock { state in
+            state.requests.removeAll()
+            state.queue.removeAll()
+            state.queueStart = 0
+        }
+    }
+
+    // MARK: URLSessionProtocol
+
+    public func makeDataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        let (task, queued, fields) = state.withLock { state in
+            state.requests.append(request)
+            let task = state.nextDataTask
+            state.nextDataTask = MockURLSessionDataTask()
+            var queued: MockResponse?
+            if state.queueStart < state.queue.count {
+                queued = state.queue[state.queueStart]
+                state.queueStart += 1
+                if state.queueStart == state.queue.count {
+                    state.queue.removeAll(keepingCapacity: true)
+                    state.queueStart = 0
+                }
+            }
+            return (task, queued, (state.nextData, state.nextResponse, state.nextError))
+        }
+        let arguments: (Data?, URLResponse?, (any Error)?)
+        if let queued {
+            arguments = queued.completionArguments(for: request)
+        } else {
+            arguments = Self.arguments(data: fields.0, response: fields.1, error: fields.2, request: request)
+        }
+        task.prepare(request: request, arguments: arguments, completion: completionHandler)
+        return task
+    }
+
+    private static func arguments(
+        data: Data?, response: URLResponse?, error: (any Error)?, request: URLRequest
+    ) -> (Data?, URLResponse?, (any Error)?) {
+        if response != nil || error != nil {
+            return (data, response, error)
+        }
+        return MockResponse.status(200, body: data ?? Data()).completionArguments(for: request)
+    }
+}

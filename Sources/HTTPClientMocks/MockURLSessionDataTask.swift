@@ -1,0 +1,78 @@
+import Foundation
+import HTTPClient
+
+/// The task a ``MockURLSession`` hands out. It records how it was used and delivers its canned
+/// result synchronously inside ``resume()``, on the caller's thread, exactly once.
+///
+/// Like a real task, it never completes if it is never resumed, and ``cancel()`` before it has
+/// completed delivers `URLError(.cancelled)`.
+public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, @unchecked Sendable {
+    private struct Pending {
+        let request: URLRequest
+        let arguments: (Data?, URLResponse?, (any Error)?)
+        let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    }
+
+    private struct State {
+        var resumeCount = 0
+        var cancelWasCalled = false
+        var pending: Pending?
+        var request: URLRequest?
+    }
+
+    // Pending holds non-Sendable tuples only inside the lock; they are handed out once.
+    private let state = Locked(State())
+
+    /// Creates a task. Assign it to ``MockURLSession/nextDataTask`` to give it to the next request.
+    public init() {}
+
+    /// Whether ``resume()`` was called at least once.
+    public var resumeWasCalled: Bool { resumeCount > 0 }
+
+    /// How many times ``resume()`` was called.
+    public var resumeCount: Int { state.withLock { $0.resumeCount } }
+
+    /// Whether ``cancel()`` was called.
+    public var cancelWasCalled: Bool { state.withLock { $0.cancelWasCalled } }
+
+    /// The request this task was created for, once a session has handed it out.
+    public var originalRequest: URLRequest? { state.withLock { $0.request } }
+
+    /// Delivers the canned result, the first time only.
+    public func resume() {
+        let pending = state.withLock { state -> Pending? in
+            state.resumeCount += 1
+            defer { state.pending = nil }
+            return state.pending
+        }
+        guard let pending else { return }
+        pending.completion(pending.arguments.0, pending.arguments.1, pending.arguments.2)
+    }
+
+    /// Delivers `URLError(.cancelled)` if the task has not completed yet.
+    public func cancel() {
+        let pending = state.withLock { state -> Pending? in
+            state.cancelWasCalled = true
+            defer { state.pending = nil }
+            return state.pending
+        }
+        guard let pending else { return }
+        var userInfo: [String: Any] = [:]
+        if let url = pending.request.url {
+            userInfo[NSURLErrorFailingURLErrorKey] = url
+        }
+        pending.completion(nil, nil, URLError(.cancelled, userInfo: userInfo))
+    }
+
+    /// Called by the session: the next ``resume()`` delivers `arguments` to `completion`.
+    func prepare(
+        request: URLRequest,
+        arguments: (Data?, URLResponse?, (any Error)?),
+        completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) {
+        state.withLock { state in
+            state.request = request
+            state.pending = Pending(request: request, arguments: arguments, completion: completion)
+        }
+    }
+}
