@@ -1,0 +1,175 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+@Suite("HTTPClient completion API")
+struct HTTPClientCompletionTests {
+    let session = MockURLSession()
+    var client: HTTPClient { HTTPClient(session: session) }
+
+    @Test("every verb sends its method, URL and body", arguments: [
+        ("GET", false), ("POST", true), ("PUT", true), ("PATCH", true), ("DELETE", false), ("HEAD", false),
+    ])
+    func verbSendsMethodAndBody(method: String, hasBody: Bool) throws {
+        let target = url("https://example.com/items/1")
+        let body = Data("payload".utf8)
+        switch method {
+        case "GET": client.get(url: target) { _ in }
+        case "POST": client.post(url: target, body: body) { _ in }
+        case "PUT": client.put(url: target, body: body) { _ in }
+        case "PATCH": client.patch(url: target, body: body) { _ in }
+        case "DELETE": client.delete(url: target) { _ in }
+        default: client.head(url: target) { _ in }
+        }
+        let request = try #require(session.lastRequest)
+        #expect(request.httpMethod == method)
+        #expect(request.url == target)
+        #expect(request.httpBody == (hasBody ? body : nil))
+    }
+
+    @Test func completionRunsExactlyOnceBeforeTheCallReturns() {
+        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        client.get(url: url("https://example.com/"), completion: recorder.record)
+        #expect(recorder.callCount == 1)
+    }
+
+    @Test func theReturnedTaskIsTheStartedSessionTask() {
+        let task = MockURLSessionDataTask()
+        session.nextDataTask = task
+        let returned = client.get(url: url("https://example.com/")) { _ in }
+        #expect(returned === task)
+        #expect(task.resumeCount == 1)
+    }
+
+    @Test func sendBuildsThePathQueryHeadersBodyAndTimeout() throws {
+        let client = HTTPClient(session: session, baseURL: url("https://api.example.com/v2"), headers: ["X-App": "demo"])
+        let request = HTTPClient.Request(
+            method: .put, path: "users/7", query: [URLQueryItem(name: "notify", value: "yes")],
+            headers: ["Authorization": "Bearer abc"], body: .text("hi"), timeout: 5)
+
+        client.send(request) { _ in }
+
+        let sent = try #require(session.lastRequest)
+        #expect(sent.httpMethod == "PUT")
+        #expect(sent.url?.absoluteString == "https://api.example.com/v2/users/7?notify=yes")
+        #expect(sent.value(forHTTPHeaderField: "x-app") == "demo")
+        #expect(sent.value(forHTTPHeaderField: "authorization") == "Bearer abc")
+        #expect(sent.value(forHTTPHeaderField: "Content-Type") == "text/plain; charset=utf-8")
+        #expect(sent.httpBody == Data("hi".utf8))
+        #expect(sent.timeoutInterval == 5)
+    }
+
+    @Test func requestHeadersReplaceClientHeadersOfTheSameName() throws {
+        let client = HTTPClient(session: session, headers: ["Accept": "text/html"])
+        client.send(.get(url("https://example.com/"), headers: ["accept": "application/xml"])) { _ in }
+        let sent = try #require(session.lastRequest)
+        #expect(sent.value(forHTTPHeaderField: "Accept") == "application/xml")
+    }
+
+    @Test func clientTimeoutAppliesWhenTheRequestHasNone() throws {
+        HTTPClient(session: session, timeout: 12).get(url: url("https://example.com/")) { _ in }
+        #expect(try #require(session.lastRequest).timeoutInterval == 12)
+    }
+
+    @Test func invalidURLFailsWithoutReachingTheSession() throws {
+        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        client.send(.get("users/1"), completion: recorder.record)
+        guard case .invalidURL(let given, let reason) = try #require(recorder.value?.failure) else {
+            Issue.record("expected invalidURL")
+            return
+        }
+        #expect(given == "users/1")
+        #expect(reason.contains("no base URL"))
+        #expect(session.requests.isEmpty)
+        #expect(recorder.callCount == 1)
+    }
+
+    @Test func nonHTTPResponseIsATypedError() throws {
+        session.nextResponse = URLResponse(url: url("file:///tmp/x"), mimeType: nil, expectedContentLength: 0, textEncodingName: nil)
+        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        client.get(url: url("https://example.com/"), completion: recorder.record)
+        guard case .nonHTTPResponse(let where_) = try #require(recorder.value?.failure) else {
+            Issue.record("expected nonHTTPResponse")
+            return
+        }
+        #expect(where_ == url("file:///tmp/x"))
+    }
+
+    @Test func nonURLErrorsBecomeTransportErrorsThatKeepThem() throws {
+        struct Boom: Error {}
+        session.nextError = Boom()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        client.get(url: url("https://example.com/"), completion: recorder.record)
+        let urlError = try #require(recorder.value?.failure?.urlError)
+        #expect(urlError.code == .unknown)
+        #expect(urlError.userInfo[NSUnderlyingErrorKey] != nil)
+    }
+
+    @Test func urlErrorDomainNSErrorsBecomeURLErrorsWithTheirCode() throws {
+        session.nextError = NSError(domain: NSURLErrorDomain, code: URLError.timedOut.rawValue)
+        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        client.get(url: url("https://example.com/slow"), completion: recorder.record)
+        let error = try #require(recorder.value?.failure)
+        #expect(error.urlError?.code == .timedOut)
+        #expect(error.description == "The request for https://example.com/slow failed before a response arrived: timed out (URLError -1001).")
+    }
+
+    @Test func cancellingBeforeResumeEndsWithCancelled() throws {
+        let task = MockURLSessionDataTask()
+        session.nextDataTask = task
+        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        // A session that does not start tasks: the mock's task stays pending until cancelled.
+        let unstarted = UnstartedSession(wrapping: session)
+        HTTPClient(session: unstarted).get(url: url("https://example.com/"), completion: recorder.record)
+        #expect(recorder.callCount == 0)
+        task.cancel()
+        #expect(recorder.value?.failure?.isCancelled == true)
+        task.resume()
+        #expect(recorder.callCount == 1)
+    }
+
+    @Test func validationIsConfigurableOnTheClientAndPerRequest() throws {
+        session.enqueue(.status(404), .status(304), .status(304))
+        let lenient = HTTPClient(session: session, validation: .acceptAll)
+        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        lenient.get(url: url("https://example.com/"), completion: recorder.record)
+        #expect(try recorder.allValues[0].get().statusCode == 404)
+
+        client.get(url: url("https://example.com/"), completion: recorder.record)
+        #expect(recorder.allValues[1].failure?.statusCode == 304)
+
+        var request = HTTPClient.Request.get(url("https://example.com/"))
+        request.validation = .statusCodes([200, 304])
+        client.send(request, completion: recorder.record)
+        #expect(try recorder.allValues[2].get().statusCode == 304)
+    }
+
+    @Test func decodesJSONThroughTheCompletionAPI() throws {
+        session.enqueue(try .json(User(id: 1, name: "Ada")))
+        let recorder = CompletionRecorder<Result<User, HTTPClientError>>()
+        client.get(url: url("https://example.com/users/1"), as: User.self, completion: recorder.record)
+        #expect(try recorder.value?.get() == User(id: 1, name: "Ada"))
+        #expect(session.lastRequest?.value(forHTTPHeaderField: "Accept") == "application/json")
+    }
+}
+
+/// Forwards to a session but never calls `resume()` for the client: lets a test hold a task
+/// that the client has "started" in a state where it is still pending.
+struct UnstartedSession: URLSessionProtocol {
+    let wrapping: MockURLSession
+
+    final class Unstarted: URLSessionDataTaskProtocol {
+        let task: any URLSessionDataTaskProtocol
+        init(_ task: any URLSessionDataTaskProtocol) { self.task = task }
+        func resume() {}
+        func cancel() { task.cancel() }
+    }
+
+    func makeDataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        Unstarted(wrapping.makeDataTask(with: request, completionHandler: completionHandler))
+    }
+}

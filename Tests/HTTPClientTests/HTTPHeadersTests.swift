@@ -1,0 +1,50 @@
+import HTTPClient
+import Testing
+
+@Suite("HTTPHeaders")
+struct HTTPHeadersTests {
+    @Test func lookupIgnoresCase() {
+        let headers: HTTPHeaders = ["Content-Type": "text/html", "ETAG": "x"]
+        #expect(headers["content-type"] == "text/html")
+        #expect(headers["etag"] == "x")
+        #expect(headers["Missing"] == nil)
+    }
+
+    @Test func repeatedFieldsAreKeptInOrderAndJoined() {
+        var headers = HTTPHeaders()
+        headers.add(name: "Set-Cookie", value: "a=1")
+        headers.add(name: "set-cookie", value: "b=2")
+        #expect(headers.values(for: "SET-COOKIE") == ["a=1", "b=2"])
+        #expect(headers["Set-Cookie"] == "a=1, b=2")
+        #expect(headers.count == 2)
+        #expect(headers.names == ["Set-Cookie"])
+    }
+
+    @Test func settingReplacesEveryFieldOfThatNameInPlace() {
+        var headers: HTTPHeaders = ["A": "1", "B": "2", "a": "3"]
+        headers["a"] = "new"
+        #expect(Array(headers).map(\.name) == ["A", "B"])
+        #expect(headers["A"] == "new")
+        headers["b"] = nil
+        #expect(!headers.contains("B"))
+    }
+
+    @Test func equalityIgnoresNameCaseButNotValues() {
+        #expect(HTTPHeaders(["X-A": "1"]) == HTTPHeaders(["x-a": "1"]))
+        #expect(HTTPHeaders(["X-A": "1"]) != HTTPHeaders(["X-A": "2"]))
+        #expect(Set([HTTPHeaders(["X-A": "1"]), HTTPHeaders(["x-a": "1"])]).count == 1)
+    }
+
+    @Test func caseInsensitiveComparisonOnlyFoldsLetters() {
+        #expect("Content-Type".caseInsensitiveEquals("content-type"))
+        #expect(!"a[".caseInsensitiveEquals("a{"))  // 0x5B and 0x7B differ only in bit 0x20
+        #expect(!"ab".caseInsensitiveEquals("abc"))
+    }
+
+    @Test func methodsAreUpperCasedAndKnowIdempotency() {
+        #expect(HTTPMethod(rawValue: "get") == .get)
+        #expect(HTTPMethod.put.isIdempotent)
+        #expect(!HTTPMethod.post.isIdempotent)
+        #expect(!HTTPMethod.patch.isIdempotent)
+    }
+}

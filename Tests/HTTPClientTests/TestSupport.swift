@@ -1,0 +1,62 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+
+struct User: Codable, Equatable, Sendable {
+    let id: Int
+    let name: String
+}
+
+/// A URL literal in tests; fails the build of the test instead of crashing at run time.
+func url(_ string: StaticString) -> URL {
+    guard let url = URL(string: "\(string)") else { preconditionFailure("bad test URL \(string)") }
+    return url
+}
+
+extension Result {
+    /// The failure, or nil: lets a test write `#expect(result.failure?.statusCode == 404)`.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+/// A session whose tasks never complete on their own: they wait to be cancelled. Signals each
+/// new task through `tasks` so a test can act once the request is in flight, without sleeping.
+final class PendingSession: URLSessionProtocol, @unchecked Sendable {
+    final class Task: URLSessionDataTaskProtocol, @unchecked Sendable {
+        private let completion: Locked<(@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?>
+        let cancelCount = Locked(0)
+
+        init(completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) {
+            self.completion = Locked(completion)
+        }
+
+        func resume() {}
+
+        func cancel() {
+            cancelCount.withLock { $0 += 1 }
+            let completion = self.completion.withLock { value in
+                defer { value = nil }
+                return value
+            }
+            completion?(nil, nil, URLError(.cancelled))
+        }
+    }
+
+    let tasks: AsyncStream<Task>
+    private let continuation: AsyncStream<Task>.Continuation
+
+    init() {
+        (tasks, continuation) = AsyncStream.makeStream(of: Task.self)
+    }
+
+    func makeDataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        let task = Task(completion: completionHandler)
+        continuation.yield(task)
+        return task
+    }
+}
