@@ -1,0 +1,62 @@
+// The README's Swift examples, exactly as written (ReadmeIsCompiledTests checks that every
+// README block appears here line for line, so the README cannot drift from code that compiles).
+
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+struct User: Codable, Sendable {
+    let id: Int
+    let name: String
+}
+
+struct UserService {
+    let client: HTTPClient
+
+    init(session: any URLSessionProtocol = URLSession.shared) {
+        client = HTTPClient(session: session, baseURL: URL(string: "https://api.example.com/v2"))
+    }
+
+    func user(id: Int) async throws(HTTPClientError) -> User {
+        try await client.send(.get("users/\(id)"), as: User.self)
+    }
+}
+
+@Test func fetchesTheUser() async throws {
+    let session = MockURLSession()
+    session.enqueue(.json(raw: #"{"id": 1, "name": "Ada"}"#))
+    let service = UserService(session: session)
+
+    let user = try await service.user(id: 1)
+
+    #expect(user.name == "Ada")
+    #expect(session.lastURL?.absoluteString == "https://api.example.com/v2/users/1")
+}
+
+@Test func keepsTheServersErrorBody() throws {
+    let session = MockURLSession()
+    session.enqueue(.text("no such user", status: 404))
+    let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+
+    let client = HTTPClient(session: session)
+    client.get(url: try #require(URL(string: "https://api.example.com/users/9")), completion: recorder.record)
+
+    guard case .failure(let error) = try #require(recorder.value) else {
+        Issue.record("expected a failure")
+        return
+    }
+    #expect(error.response?.statusCode == 404)
+    #expect(error.response?.text == "no such user")
+    #expect(recorder.callCount == 1)
+}
+
+@Test func retriesAfterAServerError() async throws {
+    let session = MockURLSession()
+    session.enqueue(.status(503), .json(raw: #"{"id": 2, "name": "Bo"}"#))
+    let service = UserService(session: session)
+
+    await #expect(throws: HTTPClientError.self) { try await service.user(id: 2) }
+    #expect(try await service.user(id: 2).name == "Bo")
+    #expect(session.requests.count == 2)
+}
