@@ -60,7 +60,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
             return "Could not encode the \(type) request body as JSON: \(underlying)."
         case .transport(let error):
             let url = error.failingURL.map { " for \($0.absoluteString)" } ?? ""
-            return "The request\(url) failed before a response arrived: \(error.code.name) (URLError \(error.code.rawValue))."
+            let cause = (error.userInfo[NSUnderlyingErrorKey] as? any Error).map { "\n" + $0.localizedDescription } ?? ""
+            return "The request\(url) failed before a response arrived: \(error.code.name) (URLError \(error.code.rawValue))." + cause
         case .cancelled:
             return "The request was cancelled."
         case .nonHTTPResponse(let url):

@@ -11,9 +11,10 @@ import HTTPClient
 /// ```
 ///
 /// What a request gets, in order: the next result of the FIFO queue (``enqueue(_:)``) if any;
-/// otherwise ``nextData`` / ``nextResponse`` / ``nextError`` as set (a missing response
-/// becomes a 200 for the request's URL unless there is an error); with nothing set, 200 and an
-/// empty body. Safe to use from many threads at once.
+/// otherwise ``nextData`` / ``nextResponse`` / ``nextError`` if any is set (a missing response
+/// becomes a 200 for the request's URL unless there is an error); otherwise the answer of the
+/// ``stubs`` registry, if the session has one (strict: an unmatched request fails); with
+/// nothing at all, 200 and an empty body. Safe to use from many threads at once.
 public final class MockURLSession: URLSessionProtocol, @unchecked Sendable {
     private struct State {
         var nextDataTask = MockURLSessionDataTask()
@@ -27,8 +28,30 @@ public final class MockURLSession: URLSessionProtocol, @unchecked Sendable {
 
     private let state = Locked(State())
 
-    /// Creates a session with nothing canned: every request gets 200 and an empty body.
-    public init() {}
+    /// The stub registry that answers requests the queue and `next...` values do not.
+    public let stubs: StubRegistry?
+    /// Whether responses' latency and throughput are honoured (on a background queue). Off by
+    /// default: answers arrive synchronously inside `resume()`.
+    public let simulatesLatency: Bool
+    /// Where requests to the registry's pass-through hosts go.
+    public let passthroughSession: any URLSessionProtocol
+
+    /// Creates a session.
+    ///
+    /// - Parameters:
+    ///   - stubs: A registry to answer from; without one (and with nothing canned) every
+    ///     request gets 200 and an empty body.
+    ///   - simulatesLatency: Honour ``MockResponse/latency`` and ``MockResponse/throughput``.
+    ///   - passthroughSession: The session for the registry's pass-through hosts.
+    public init(
+        stubs: StubRegistry? = nil,
+        simulatesLatency: Bool = false,
+        passthroughSession: any URLSessionProtocol = URLSession.shared
+    ) {
+        self.stubs = stubs
+        self.simulatesLatency = simulatesLatency
+        self.passthroughSession = passthroughSession
+    }
 
     // MARK: Canned results
 
@@ -112,13 +135,26 @@ public final class MockURLSession: URLSessionProtocol, @unchecked Sendable {
             }
             return (task, queued, (state.nextData, state.nextResponse, state.nextError))
         }
-        let arguments: (Data?, URLResponse?, (any Error)?)
+        let answer: MockResponse
         if let queued {
-            arguments = queued.completionArguments(for: request)
+            answer = queued
+        } else if let stubs, fields.0 == nil, fields.1 == nil, fields.2 == nil {
+            switch stubs.resolve(request) {
+            case .respond(let response, _, _):
+                answer = response
+            case .unmatched(let error):
+                answer = .error(error)
+            case .passthrough(let forwarded):
+                return passthroughSession.makeDataTask(with: forwarded, completionHandler: completionHandler)
+            }
         } else {
-            arguments = Self.arguments(data: fields.0, response: fields.1, error: fields.2, request: request)
+            let arguments = Self.arguments(data: fields.0, response: fields.1, error: fields.2, request: request)
+            task.prepare(request: request, arguments: arguments, delay: 0, completion: completionHandler)
+            return task
         }
-        task.prepare(request: request, arguments: arguments, completion: completionHandler)
+        let arguments = answer.completionArguments(for: request)
+        let delay = simulatesLatency ? answer.latency + answer.downloadTime(bodySize: arguments.0?.count ?? 0) : 0
+        task.prepare(request: request, arguments: arguments, delay: delay, completion: completionHandler)
         return task
     }
 

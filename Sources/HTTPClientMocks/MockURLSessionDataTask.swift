@@ -10,6 +10,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, @unchecke
     private struct Pending {
         let request: URLRequest
         let arguments: (Data?, URLResponse?, (any Error)?)
+        let delay: TimeInterval
         let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     }
 
@@ -17,6 +18,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, @unchecke
         var resumeCount = 0
         var cancelWasCalled = false
         var pending: Pending?
+        var isScheduled = false
         var request: URLRequest?
     }
 
@@ -38,15 +40,33 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, @unchecke
     /// The request this task was created for, once a session has handed it out.
     public var originalRequest: URLRequest? { state.withLock { $0.request } }
 
-    /// Delivers the canned result, the first time only.
+    /// Delivers the canned result, the first time only: inside this call, or after the
+    /// response's latency when the session simulates it.
     public func resume() {
         let pending = state.withLock { state -> Pending? in
             state.resumeCount += 1
-            defer { state.pending = nil }
-            return state.pending
+            guard let pending = state.pending, !state.isScheduled else { return nil }
+            if pending.delay > 0 {
+                state.isScheduled = true
+            } else {
+                state.pending = nil
+            }
+            return pending
         }
         guard let pending else { return }
-        pending.completion(pending.arguments.0, pending.arguments.1, pending.arguments.2)
+        guard pending.delay > 0 else {
+            pending.completion(pending.arguments.0, pending.arguments.1, pending.arguments.2)
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + pending.delay) { [self] in
+            let due = state.withLock { state -> Pending? in
+                defer { state.pending = nil }
+                return state.pending
+            }
+            // nil when cancel() delivered first.
+            guard let due else { return }
+            due.completion(due.arguments.0, due.arguments.1, due.arguments.2)
+        }
     }
 
     /// Delivers `URLError(.cancelled)` if the task has not completed yet.
@@ -68,11 +88,13 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, @unchecke
     func prepare(
         request: URLRequest,
         arguments: (Data?, URLResponse?, (any Error)?),
+        delay: TimeInterval,
         completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         state.withLock { state in
             state.request = request
-            state.pending = Pending(request: request, arguments: arguments, completion: completion)
+            state.isScheduled = false
+            state.pending = Pending(request: request, arguments: arguments, delay: delay, completion: completion)
         }
     }
 }

@@ -1,0 +1,59 @@
+import Foundation
+
+#if canImport(Testing)
+import Testing
+#endif
+#if canImport(XCTest)
+import XCTest
+#endif
+
+/// Where stub-engine failures (unmatched requests, failed verifications) are reported.
+public struct FailureReporting: Sendable {
+    let report: @Sendable (_ message: String, _ site: CallSite, _ createdInSwiftTesting: Bool) -> Void
+
+    /// Inside a Swift Testing test, `Issue.record`; inside an XCTest test, `XCTFail`; both at
+    /// the given source location. A failure found on another thread (the URLProtocol
+    /// transport runs on URLSession's queue) of a registry created in a Swift Testing test is
+    /// still recorded with `Issue.record`: it fails the run, and its message names the registry.
+    public static let automatic = FailureReporting { message, site, createdInSwiftTesting in
+        #if canImport(Testing)
+        if Test.current != nil || createdInSwiftTesting {
+            Issue.record(
+                Comment(rawValue: message),
+                sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+            return
+        }
+        #endif
+        #if canImport(XCTest)
+        XCTFail(message, file: site.filePathString, line: UInt(site.line))
+        #else
+        FileHandle.standardError.write(Data("\(site): \(message)\n".utf8))
+        #endif
+    }
+
+    /// Nothing is reported; failures still reach the caller as errors and stay readable in
+    /// ``StubRegistry/unmatchedRequests``. For apps that serve stubs outside tests.
+    public static let disabled = FailureReporting { _, _, _ in }
+
+    /// Your own handler, for example to collect failures in a test of a test helper.
+    public static func custom(_ handler: @escaping @Sendable (_ message: String, _ site: CallSite) -> Void) -> FailureReporting {
+        FailureReporting { message, site, _ in handler(message, site) }
+    }
+
+    static var isInsideSwiftTestingTest: Bool {
+        #if canImport(Testing)
+        Test.current != nil
+        #else
+        false
+        #endif
+    }
+
+    /// The running Swift Testing test's name, for naming registries after their test.
+    static var currentTestName: String? {
+        #if canImport(Testing)
+        Test.current?.name
+        #else
+        nil
+        #endif
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// A parsed JSON document, for comparing bodies regardless of key order and formatting.
+public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    /// Integers that fit in 64 bits stay exact.
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Parses JSON bytes (any top-level value, including fragments such as `"text"` or `3`).
+    public init(parsing data: Data) throws {
+        self = try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// Converts an `Encodable` value by encoding it with `encoder` and parsing the result.
+    public init(encoding value: some Encodable, encoder: JSONEncoder = JSONEncoder()) throws {
+        try self.init(parsing: encoder.encode(value))
+    }
+
+    /// Whether every member of `expected` is in `self`: objects recursively by key (extra keys
+    /// in `self` are fine), arrays element by element with the same length, scalars equal.
+    public func contains(_ expected: JSONValue) -> Bool {
+        switch (self, expected) {
+        case (.object(let actual), .object(let wanted)):
+            return wanted.allSatisfy { key, value in actual[key].map { $0.contains(value) } ?? false }
+        case (.array(let actual), .array(let wanted)):
+            return actual.count == wanted.count && zip(actual, wanted).allSatisfy { $0.contains($1) }
+        default:
+            return self == expected
+        }
+    }
+
+    /// Numbers compare by value: `1` equals `1.0`.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.number(let a), .number(let b)): a == b
+        case (.integer(let a), .number(let b)), (.number(let b), .integer(let a)): Double(a) == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(value)
+        case .integer(let value): hasher.combine(Double(value))
+        case .number(let value): hasher.combine(value)
+        case .string(let value): hasher.combine(value)
+        case .array(let value): hasher.combine(value)
+        case .object(let value): hasher.combine(value)
+        }
+    }
+
+    /// Compact JSON with sorted keys.
+    public var description: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .integer(let value): return String(value)
+        case .number(let value): return value.isFinite ? "\(value)" : "null"
+        case .string(let value): return Self.quote(value)
+        case .array(let values): return "[" + values.map(\.description).joined(separator: ",") + "]"
+        case .object(let members):
+            return "{" + members.sorted { $0.key < $1.key }
+                .map { "\(Self.quote($0.key)):\($0.value.description)" }.joined(separator: ",") + "}"
+        }
+    }
+
+    private static func quote(_ string: String) -> String {
+        let data = (try? JSONEncoder().encode(string)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}

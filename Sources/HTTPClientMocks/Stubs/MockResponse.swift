@@ -1,0 +1,212 @@
+import Foundation
+import HTTPClient
+
+/// A canned answer to a request: an HTTP response, a transport error, or an answer computed
+/// from the request; with optional latency and download speed.
+///
+/// ```swift
+/// session.enqueue(.status(503), try .json(user))            // 503, then 200 with JSON
+/// stubs.stub(.get, "/users/{id}").respond(.computed { request in
+///     .json(raw: #"{"id": \#(request.pathParameters["id"] ?? "0")}"#)
+/// })
+/// stubs.stub(.get, "/big").respond(.status(200, body: data).throttled(to: .threeG))
+/// ```
+public struct MockResponse: Sendable {
+    /// What the transport delivers.
+    public enum Outcome: Sendable {
+        /// An HTTP response.
+        case http(statusCode: Int, headers: HTTPHeaders, body: Data)
+        /// A transport error, delivered as the completion's `error`.
+        case failure(any Error)
+        /// An answer built from the request when it arrives. A thrown error is delivered as
+        /// the transport error.
+        case computed(@Sendable (RecordedRequest) throws -> MockResponse)
+    }
+
+    public var outcome: Outcome
+    /// Seconds to wait before the response headers arrive. Honoured by the URLProtocol
+    /// transport, and by `MockURLSession` when created with `simulatesLatency: true`.
+    public var latency: TimeInterval = 0
+    /// How fast the body downloads after the headers; `nil` is instant.
+    public var throughput: Throughput?
+
+    public init(_ outcome: Outcome, latency: TimeInterval = 0, throughput: Throughput? = nil) {
+        self.outcome = outcome
+        self.latency = latency
+        self.throughput = throughput
+    }
+
+    // MARK: Building
+
+    /// A response with `statusCode`, `headers` and `body`.
+    public static func status(_ statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data()) -> MockResponse {
+        MockResponse(.http(statusCode: statusCode, headers: headers, body: body))
+    }
+
+    /// A response whose body is `text` in UTF-8.
+    public static func text(
+        _ text: String, status: Int = 200, headers: HTTPHeaders = ["Content-Type": "text/plain; charset=utf-8"]
+    ) -> MockResponse {
+        .status(status, headers: headers, body: Data(text.utf8))
+    }
+
+    /// A response whose body is `value` encoded as JSON, with `Content-Type: application/json`.
+    ///
+    /// - Throws: What `encoder` throws, so a test cannot silently stub an empty body.
+    public static func json(
+        _ value: some Encodable, status: Int = 200, headers: HTTPHeaders = [:], encoder: JSONEncoder = JSONEncoder()
+    ) throws -> MockResponse {
+        .json(raw: try encoder.encode(value), status: status, headers: headers)
+    }
+
+    /// A response whose body is JSON text written by hand: `.json(raw: #"{"id": 1}"#)`.
+    public static func json(raw: String, status: Int = 200, headers: HTTPHeaders = [:]) -> MockResponse {
+        .json(raw: Data(raw.utf8), status: status, headers: headers)
+    }
+
+    /// A response whose body is JSON bytes.
+    public static func json(raw: Data, status: Int = 200, headers: HTTPHeaders = [:]) -> MockResponse {
+        var headers = headers
+        if !headers.contains("Content-Type") { headers["Content-Type"] = "application/json" }
+        return .status(status, headers: headers, body: raw)
+    }
+
+    /// A response whose body is the file at `fileURL`, read when a request arrives. A missing
+    /// file is delivered as a ``MockResponseError/unreadableFile(_:underlying:)`` error.
+    public static func file(_ fileURL: URL, status: Int = 200, headers: HTTPHeaders = [:]) -> MockResponse {
+        .computed { _ in
+            do {
+                return .status(status, headers: headers, body: try Data(contentsOf: fileURL))
+            } catch {
+                throw MockResponseError.unreadableFile(fileURL.path, underlying: error)
+            }
+        }
+    }
+
+    /// A transport error such as `URLError(.timedOut)`.
+    public static func error(_ error: any Error) -> MockResponse {
+        MockResponse(.failure(error))
+    }
+
+    /// A transport error with a `URLError` code: `.error(.notConnectedToInternet)`.
+    public static func error(_ code: URLError.Code) -> MockResponse {
+        .error(URLError(code))
+    }
+
+    /// An answer computed from the request (its path parameters, query, body...).
+    public static func computed(_ build: @escaping @Sendable (RecordedRequest) throws -> MockResponse) -> MockResponse {
+        MockResponse(.computed(build))
+    }
+
+    /// Answers 200 with the request's own body and `Content-Type`.
+    public static let echo = MockResponse.computed { request in
+        var headers = HTTPHeaders()
+        if let type = request.headers["Content-Type"] { headers["Content-Type"] = type }
+        return .status(200, headers: headers, body: request.body)
+    }
+
+    // MARK: Timing
+
+    /// The same response after `seconds` of latency.
+    public func delayed(by seconds: TimeInterval) -> MockResponse {
+        var copy = self
+        copy.latency = seconds
+        return copy
+    }
+
+    /// The same response with its body downloading at `throughput`.
+    public func throttled(to throughput: Throughput) -> MockResponse {
+        var copy = self
+        copy.throughput = throughput
+        return copy
+    }
+
+    /// Seconds the body of `bodySize` bytes takes at ``throughput``.
+    func downloadTime(bodySize: Int) -> TimeInterval {
+        guard let throughput, throughput.bytesPerSecond > 0 else { return 0 }
+        return Double(bodySize) / throughput.bytesPerSecond
+    }
+
+    // MARK: Delivering
+
+    /// Evaluates computed outcomes (keeping this response's timing unless the computed one has its own).
+    func resolved(for request: RecordedRequest) -> MockResponse {
+        guard case .computed(let build) = outcome else { return self }
+        var result: MockResponse
+        do {
+            result = try build(request).resolved(for: request)
+        } catch {
+            result = .error(error)
+        }
+        if result.latency == 0 { result.latency = latency }
+        if result.throughput == nil { result.throughput = throughput }
+        return result
+    }
+
+    /// The triple a data task's completion handler receives for `request`.
+    package func completionArguments(for request: URLRequest) -> (Data?, URLResponse?, (any Error)?) {
+        switch outcome {
+        case .computed:
+            // resolved(for:) never returns a computed outcome, so this recurses once.
+            return resolved(for: RecordedRequest(request)).completionArguments(for: request)
+        case .failure(let error):
+            return (nil, nil, error)
+        case .http(let statusCode, let headers, let body):
+            guard let url = request.url,
+                let response = HTTPURLResponse.make(url: url, statusCode: statusCode, headers: headers)
+            else {
+                return (nil, nil, URLError(.badURL))
+            }
+            return (body, response, nil)
+        }
+    }
+}
+
+/// A download speed for ``MockResponse/throttled(to:)``.
+public struct Throughput: Sendable, Hashable {
+    public var bytesPerSecond: Double
+
+    public init(bytesPerSecond: Double) {
+        self.bytesPerSecond = bytesPerSecond
+    }
+
+    /// A speed in kilobits per second, as networks are usually rated.
+    public static func kilobitsPerSecond(_ value: Double) -> Throughput {
+        Throughput(bytesPerSecond: value * 1000 / 8)
+    }
+
+    /// GPRS, about 56 kbit/s.
+    public static let gprs = kilobitsPerSecond(56)
+    /// EDGE, about 128 kbit/s.
+    public static let edge = kilobitsPerSecond(128)
+    /// 3G, about 3.2 Mbit/s.
+    public static let threeG = kilobitsPerSecond(3_200)
+    /// Enhanced 3G (HSPA), about 7.2 Mbit/s.
+    public static let threeGPlus = kilobitsPerSecond(7_200)
+    /// Average Wi-Fi, about 12 Mbit/s.
+    public static let wifi = kilobitsPerSecond(12_000)
+}
+
+/// Errors a ``MockResponse`` can deliver on its own.
+public enum MockResponseError: Error, CustomStringConvertible {
+    /// ``MockResponse/file(_:status:headers:)`` could not read its file.
+    case unreadableFile(String, underlying: any Error)
+
+    public var description: String {
+        switch self {
+        case .unreadableFile(let path, let underlying):
+            "The stub's response file \(path) could not be read: \(underlying)"
+        }
+    }
+}
+
+extension HTTPURLResponse {
+    /// An HTTP/1.1 response; repeated header fields are joined as HTTP allows.
+    package static func make(url: URL, statusCode: Int, headers: HTTPHeaders) -> HTTPURLResponse? {
+        var fields: [String: String] = [:]
+        if !headers.isEmpty {
+            for name in headers.names { fields[name] = headers[name] }
+        }
+        return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
+    }
+}

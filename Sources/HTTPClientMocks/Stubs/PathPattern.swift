@@ -1,0 +1,80 @@
+import Foundation
+
+/// How a stub matches a URL path: exactly, by prefix, or by a template with captures.
+///
+/// A string literal is exact unless it contains `{`: `"/users/{id}"` is a template whose
+/// `id` is captured into ``RecordedRequest/pathParameters``. Use ``prefix(_:)`` for prefixes.
+public struct PathPattern: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    enum Kind: Sendable, Hashable {
+        case exact(String)
+        case prefix(String)
+        case template([Segment])
+    }
+
+    enum Segment: Sendable, Hashable {
+        case literal(String)
+        case capture(String)
+    }
+
+    let kind: Kind
+    public let description: String
+
+    /// An exact path, or a template when it contains `{name}` segments.
+    public init(_ pattern: String) {
+        description = pattern
+        if pattern.contains("{") {
+            kind = .template(pattern.split(separator: "/", omittingEmptySubsequences: false).map { part in
+                if part.hasPrefix("{"), part.hasSuffix("}"), part.count > 2 {
+                    return .capture(String(part.dropFirst().dropLast()))
+                }
+                return .literal(String(part))
+            })
+        } else {
+            kind = .exact(pattern)
+        }
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    /// Paths that start with `prefix`.
+    public static func prefix(_ prefix: String) -> PathPattern {
+        PathPattern(kind: .prefix(prefix), description: "\(prefix)*")
+    }
+
+    private init(kind: Kind, description: String) {
+        self.kind = kind
+        self.description = description
+    }
+
+    /// The exact path, when this pattern is one: what the registry indexes on.
+    var exactPath: String? {
+        if case .exact(let path) = kind { return path }
+        return nil
+    }
+
+    /// The captures when `path` matches (empty for exact and prefix patterns), else `nil`.
+    func match(_ path: String) -> [String: String]? {
+        switch kind {
+        case .exact(let expected):
+            return path == expected ? [:] : nil
+        case .prefix(let prefix):
+            return path.hasPrefix(prefix) ? [:] : nil
+        case .template(let segments):
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == segments.count else { return nil }
+            var captures: [String: String] = [:]
+            for (segment, part) in zip(segments, parts) {
+                switch segment {
+                case .literal(let literal):
+                    guard literal == part else { return nil }
+                case .capture(let name):
+                    guard !part.isEmpty else { return nil }
+                    captures[name] = String(part)
+                }
+            }
+            return captures
+        }
+    }
+}

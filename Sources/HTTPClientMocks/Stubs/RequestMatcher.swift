@@ -1,0 +1,343 @@
+import Foundation
+import HTTPClient
+
+/// A condition on a request that says *why* it fails, so unmatched-request reports can explain.
+///
+/// Combine with `&&`, `||` and `!`:
+///
+/// ```swift
+/// stubs.stub(.post, "/users").matching(.jsonBody(containing: ["name": "Ada"]) && .header("Authorization"))
+/// ```
+public struct RequestMatcher: Sendable, CustomStringConvertible {
+    /// The outcome of one leaf condition.
+    enum Check: Sendable {
+        case pass(captures: [String: String])
+        case fail(reason: String)
+
+        static let pass = Check.pass(captures: [:])
+    }
+
+    indirect enum Node: Sendable {
+        case condition(description: String, evaluate: @Sendable (RecordedRequest) -> Check)
+        case all([Node])
+        case any([Node])
+        case not(Node)
+    }
+
+    let node: Node
+
+    init(_ node: Node) {
+        self.node = node
+    }
+
+    /// A leaf condition. `evaluate` returns `nil` when the request passes, or the reason it fails.
+    public init(_ description: String, reason evaluate: @escaping @Sendable (RecordedRequest) -> String?) {
+        node = .condition(description: description) { request in
+            evaluate(request).map { .fail(reason: $0) } ?? .pass
+        }
+    }
+
+    init(_ description: String, check: @escaping @Sendable (RecordedRequest) -> Check) {
+        node = .condition(description: description, evaluate: check)
+    }
+
+    /// What the matcher requires, such as `method GET && path /users/{id}`.
+    public var description: String { Self.describe(node) }
+
+    private static func describe(_ node: Node) -> String {
+        switch node {
+        case .condition(let description, _): description
+        case .all(let nodes): nodes.isEmpty ? "any request" : nodes.map(describe).joined(separator: " && ")
+        case .any(let nodes): "(" + nodes.map(describe).joined(separator: " || ") + ")"
+        case .not(let node): "!(\(describe(node)))"
+        }
+    }
+
+    // MARK: Evaluating
+
+    /// The result of testing a request: whether it matched, the captures, and for a miss
+    /// every failed condition and how many conditions passed (to rank near misses).
+    public struct Evaluation: Sendable {
+        public var matched: Bool
+        public var captures: [String: String]
+        public var failures: [String]
+        public var passedConditions: Int
+        public var totalConditions: Int
+
+        /// Share of conditions that passed, 0...1.
+        public var closeness: Double {
+            totalConditions == 0 ? 1 : Double(passedConditions) / Double(totalConditions)
+        }
+    }
+
+    /// Tests `request`.
+    public func evaluate(_ request: RecordedRequest) -> Evaluation {
+        Self.evaluate(node, request)
+    }
+
+    /// Whether `request` matches. Stops at the first failed condition.
+    public func matches(_ request: RecordedRequest) -> [String: String]? {
+        Self.quickMatch(node, request)
+    }
+
+    private static func quickMatch(_ node: Node, _ request: RecordedRequest) -> [String: String]? {
+        switch node {
+        case .condition(_, let evaluate):
+            if case .pass(let captures) = evaluate(request) { return captures }
+            return nil
+        case .all(let nodes):
+            var captures: [String: String] = [:]
+            for node in nodes {
+                guard let found = quickMatch(node, request) else { return nil }
+                captures.merge(found) { _, new in new }
+            }
+            return captures
+        case .any(let nodes):
+            for node in nodes { if let found = quickMatch(node, request) { return found } }
+            return nil
+        case .not(let node):
+            return quickMatch(node, request) == nil ? [:] : nil
+        }
+    }
+
+    private static func evaluate(_ node: Node, _ request: RecordedRequest) -> Evaluation {
+        switch node {
+        case .condition(_, let evaluate):
+            switch evaluate(request) {
+            case .pass(let captures):
+                return Evaluation(matched: true, captures: captures, failures: [], passedConditions: 1, totalConditions: 1)
+            case .fail(let reason):
+                return Evaluation(matched: false, captures: [:], failures: [reason], passedConditions: 0, totalConditions: 1)
+            }
+        case .all(let nodes):
+            var total = Evaluation(matched: true, captures: [:], failures: [], passedConditions: 0, totalConditions: 0)
+            for part in nodes.map({ evaluate($0, request) }) {
+                total.matched = total.matched && part.matched
+                total.captures.merge(part.captures) { _, new in new }
+                total.failures += part.failures
+                total.passedConditions += part.passedConditions
+                total.totalConditions += part.totalConditions
+            }
+            return total
+        case .any(let nodes):
+            let parts = nodes.map { evaluate($0, request) }
+            if let hit = parts.first(where: \.matched) { return hit }
+            let best = parts.max { $0.closeness < $1.closeness }
+            return Evaluation(
+                matched: false, captures: [:],
+                failures: ["none of: " + parts.flatMap(\.failures).joined(separator: "; ")],
+                passedConditions: best?.passedConditions ?? 0, totalConditions: max(best?.totalConditions ?? 1, 1))
+        case .not(let inner):
+            let part = evaluate(inner, request)
+            return part.matched
+                ? Evaluation(matched: false, captures: [:], failures: ["request matched !(\(describe(inner)))"],
+                             passedConditions: 0, totalConditions: 1)
+                : Evaluation(matched: true, captures: [:], failures: [], passedConditions: 1, totalConditions: 1)
+        }
+    }
+
+    // MARK: Combining
+
+    /// Both must match.
+    public static func && (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
+        RequestMatcher(.all(lhs.flattenedAll + rhs.flattenedAll))
+    }
+
+    /// Either must match.
+    public static func || (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
+        RequestMatcher(.any([lhs.node, rhs.node]))
+    }
+
+    /// Must not match.
+    public static prefix func ! (matcher: RequestMatcher) -> RequestMatcher {
+        RequestMatcher(.not(matcher.node))
+    }
+
+    private var flattenedAll: [Node] {
+        if case .all(let nodes) = node { return nodes }
+        return [node]
+    }
+
+    /// Matches every request.
+    public static let any = RequestMatcher(.all([]))
+}
+
+// MARK: - Built-in matchers
+
+extension RequestMatcher {
+    /// The method, such as `.get`.
+    public static func method(_ method: HTTPMethod) -> RequestMatcher {
+        RequestMatcher("method \(method)") { request in
+            request.method == method ? nil : "method \(request.method) != \(method)"
+        }
+    }
+
+    /// The URL scheme, case-insensitively.
+    public static func scheme(_ scheme: String) -> RequestMatcher {
+        RequestMatcher("scheme \(scheme)") { request in
+            let actual = request.url.scheme ?? ""
+            return actual.caseInsensitiveEquals(scheme) ? nil : "scheme \(actual) != \(scheme)"
+        }
+    }
+
+    /// The host, case-insensitively (and the port, when `host` is written `name:port`).
+    public static func host(_ host: String) -> RequestMatcher {
+        RequestMatcher("host \(host)") { request in
+            let name = request.url.host ?? ""
+            let actual = request.url.port.map { "\(name):\($0)" } ?? name
+            let comparable = host.contains(":") ? actual : name
+            return comparable.caseInsensitiveEquals(host) ? nil : "host \(comparable) != \(host)"
+        }
+    }
+
+    /// The percent-decoded path: exact, `.prefix("/v2")`, or a template `"/users/{id}"`.
+    public static func path(_ pattern: PathPattern) -> RequestMatcher {
+        RequestMatcher("path \(pattern)") { request in
+            if let captures = pattern.match(request.path) { return .pass(captures: captures) }
+            return .fail(reason: "path \(request.path) != \(pattern)")
+        }
+    }
+
+    /// Paths starting with `prefix`.
+    public static func pathPrefix(_ prefix: String) -> RequestMatcher {
+        path(.prefix(prefix))
+    }
+
+    /// Query items present with these values, in any order; other items are allowed.
+    public static func query(_ items: [String: String]) -> RequestMatcher {
+        RequestMatcher("query contains \(format(items))") { request in
+            let actual = request.queryItems
+            let missing = items.sorted { $0.key < $1.key }.filter { name, value in
+                !actual.contains { $0.name == name && ($0.value ?? "") == value }
+            }
+            return missing.isEmpty ? nil : "query \(format(actual)) lacks \(format(Dictionary(uniqueKeysWithValues: missing)))"
+        }
+    }
+
+    /// Exactly these query items, in any order (repeated names must repeat).
+    public static func queryExactly(_ items: [URLQueryItem]) -> RequestMatcher {
+        let expected = items.map { "\($0.name)=\($0.value ?? "")" }.sorted()
+        return RequestMatcher("query exactly \(format(items))") { request in
+            let actual = request.queryItems.map { "\($0.name)=\($0.value ?? "")" }.sorted()
+            return actual == expected ? nil : "query \(format(request.queryItems)) != \(format(items))"
+        }
+    }
+
+    /// Exactly these query items (each name once), in any order.
+    public static func queryExactly(_ items: [String: String]) -> RequestMatcher {
+        queryExactly(items.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) })
+    }
+
+    /// A header is present (name case-insensitive), with `value` if given.
+    public static func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
+        RequestMatcher(value.map { "header \(name): \($0)" } ?? "header \(name)") { request in
+            guard let actual = request.headers[name] else { return "header \(name) is missing" }
+            guard let value, actual != value else { return nil }
+            return "header \(name): \(Redaction.header(name, actual)) != \(Redaction.header(name, value))"
+        }
+    }
+
+    /// All these headers are present with these values (names case-insensitive).
+    public static func headers(_ headers: [String: String]) -> RequestMatcher {
+        let matchers = headers.sorted { $0.key < $1.key }.map { header($0.key, $0.value) }
+        return RequestMatcher(.all(matchers.map(\.node)))
+    }
+
+    /// The body is exactly these bytes.
+    public static func body(_ data: Data) -> RequestMatcher {
+        RequestMatcher("body of \(data.count) bytes") { request in
+            request.body == data ? nil : "body \(excerpt(request.body)) != \(excerpt(data))"
+        }
+    }
+
+    /// The body is exactly this UTF-8 text.
+    public static func body(_ text: String) -> RequestMatcher {
+        let data = Data(text.utf8)
+        return RequestMatcher("body \(excerpt(data))") { request in
+            request.body == data ? nil : "body \(excerpt(request.body)) != \(excerpt(data))"
+        }
+    }
+
+    /// The body is JSON equal to `expected` (key order and formatting ignored).
+    public static func jsonBody(_ expected: JSONValue) -> RequestMatcher {
+        RequestMatcher("JSON body \(expected)") { request in
+            guard let actual = request.json else { return "body \(excerpt(request.body)) is not JSON" }
+            return actual == expected ? nil : "JSON body \(actual) != \(expected)"
+        }
+    }
+
+    /// The body is JSON equal to `expected` encoded with `JSONEncoder`.
+    public static func jsonBody(_ expected: some Encodable) -> RequestMatcher {
+        guard let value = try? JSONValue(encoding: expected) else {
+            return RequestMatcher("JSON body (unencodable)") { _ in "the expected JSON body could not be encoded" }
+        }
+        return jsonBody(value)
+    }
+
+    /// The body is JSON equal to this JSON text: `.jsonBody(raw: #"{"name":"Ada"}"#)`.
+    public static func jsonBody(raw: String) -> RequestMatcher {
+        guard let value = try? JSONValue(parsing: Data(raw.utf8)) else {
+            return RequestMatcher("JSON body (invalid)") { _ in "the expected JSON body \(raw) is not valid JSON" }
+        }
+        return jsonBody(value)
+    }
+
+    /// The body is JSON that contains `expected` (objects may have extra keys).
+    public static func jsonBody(containing expected: JSONValue) -> RequestMatcher {
+        RequestMatcher("JSON body containing \(expected)") { request in
+            guard let actual = request.json else { return "body \(excerpt(request.body)) is not JSON" }
+            return actual.contains(expected) ? nil : "JSON body \(actual) does not contain \(expected)"
+        }
+    }
+
+    /// The body is JSON that contains `expected` encoded with `JSONEncoder`.
+    public static func jsonBody(containing expected: some Encodable) -> RequestMatcher {
+        guard let value = try? JSONValue(encoding: expected) else {
+            return RequestMatcher("JSON body (unencodable)") { _ in "the expected JSON body could not be encoded" }
+        }
+        return jsonBody(containing: value)
+    }
+
+    /// The body is a URL-encoded form with these fields (others allowed).
+    public static func formBody(_ fields: [String: String]) -> RequestMatcher {
+        RequestMatcher("form fields \(format(fields))") { request in
+            let actual = request.formFields
+            let missing = fields.filter { actual[$0.key] != $0.value }
+            return missing.isEmpty ? nil : "form fields \(format(actual)) lack \(format(missing))"
+        }
+    }
+
+    /// Any condition of your own, named for reports.
+    public static func custom(
+        _ description: String, _ predicate: @escaping @Sendable (RecordedRequest) -> Bool
+    ) -> RequestMatcher {
+        RequestMatcher(description) { request in
+            predicate(request) ? nil : "\(description) is false"
+        }
+    }
+
+    // MARK: Formatting for reasons
+
+    static func format(_ items: [String: String]) -> String {
+        "{" + items.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + "}"
+    }
+
+    static func format(_ items: [URLQueryItem]) -> String {
+        "{" + items.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: ", ") + "}"
+    }
+
+    static func excerpt(_ data: Data) -> String {
+        guard !data.isEmpty else { return "(empty)" }
+        guard let text = String(data: data.prefix(120), encoding: .utf8) else { return "<\(data.count) bytes>" }
+        return "\"" + text + (data.count > 120 ? "…" : "") + "\""
+    }
+}
+
+/// Hides credentials in anything the engine prints.
+enum Redaction {
+    static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"]
+
+    static func header(_ name: String, _ value: String) -> String {
+        sensitiveHeaders.contains(name.lowercased()) ? "<redacted>" : value
+    }
+}

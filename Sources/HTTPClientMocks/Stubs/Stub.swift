@@ -1,0 +1,178 @@
+import Foundation
+import HTTPClient
+
+/// One registered stub: what it matches, what it answers (a sequence), and every call it took.
+///
+/// Configure it by chaining; each method returns the stub:
+///
+/// ```swift
+/// let flaky = stubs.stub(.get, "/status").respond(.status(503), .status(503), .text("ok"))
+/// stubs.stub(.post, "/login").respond(.status(204)).once()
+/// ```
+///
+/// A sequence hands out one response per call; once it is exhausted the stub repeats the last
+/// response (``Exhaustion/repeatLast``, the default) or stops matching
+/// (``Exhaustion/stopMatching``), as you choose with ``whenExhausted(_:)``.
+public final class Stub: Sendable, CustomStringConvertible {
+    /// What a stub does after its last response in the sequence.
+    public enum Exhaustion: Sendable {
+        /// Keep answering with the last response (persistent stub).
+        case repeatLast
+        /// Stop matching, so later requests fall through to other stubs or the unmatched report.
+        case stopMatching
+    }
+
+    private struct State {
+        var matcher: RequestMatcher
+        var responses: [MockResponse] = [.status(200)]
+        var served = 0
+        var limit: Int?
+        var exhaustion = Exhaustion.repeatLast
+        var expectsUse = true
+        var name: String?
+        var calls: [RecordedRequest] = []
+    }
+
+    /// Registration order in its registry: later stubs win over earlier ones.
+    public let id: Int
+    /// Where the stub was declared, for reports.
+    public let location: CallSite
+    /// `METHOD path` for stubs the registry can look up without scanning.
+    let indexKey: String?
+    private let state: Locked<State>
+
+    init(id: Int, matcher: RequestMatcher, indexKey: String?, location: CallSite) {
+        self.id = id
+        self.indexKey = indexKey
+        self.location = location
+        state = Locked(State(matcher: matcher))
+    }
+
+    // MARK: Configuring
+
+    /// Answers with `responses` in order, one per call.
+    @discardableResult
+    public func respond(_ responses: MockResponse...) -> Stub {
+        respond(with: responses)
+    }
+
+    /// Answers with `responses` in order, one per call.
+    @discardableResult
+    public func respond(with responses: [MockResponse]) -> Stub {
+        state.withLock { state in
+            state.responses = responses.isEmpty ? [.status(200)] : responses
+            state.served = 0
+        }
+        return self
+    }
+
+    /// Answers with a response built from each request.
+    @discardableResult
+    public func respond(_ build: @escaping @Sendable (RecordedRequest) throws -> MockResponse) -> Stub {
+        respond(.computed(build))
+    }
+
+    /// Adds a condition the request must also meet.
+    @discardableResult
+    public func matching(_ matcher: RequestMatcher) -> Stub {
+        state.withLock { $0.matcher = $0.matcher && matcher }
+        return self
+    }
+
+    /// Matches at most `count` requests, then stops matching.
+    @discardableResult
+    public func times(_ count: Int) -> Stub {
+        state.withLock { $0.limit = max(0, count) }
+        return self
+    }
+
+    /// Matches one request only.
+    @discardableResult
+    public func once() -> Stub {
+        times(1)
+    }
+
+    /// What to do when the response sequence is used up.
+    @discardableResult
+    public func whenExhausted(_ exhaustion: Exhaustion) -> Stub {
+        state.withLock { $0.exhaustion = exhaustion }
+        return self
+    }
+
+    /// Opts this stub out of ``StubRegistry/verifyAllStubsUsed(fileID:filePath:line:column:)``.
+    @discardableResult
+    public func allowingUnused() -> Stub {
+        state.withLock { $0.expectsUse = false }
+        return self
+    }
+
+    /// A name for reports and verification messages.
+    @discardableResult
+    public func named(_ name: String) -> Stub {
+        state.withLock { $0.name = name }
+        return self
+    }
+
+    // MARK: Inspecting
+
+    /// What the stub matches.
+    public var matcher: RequestMatcher { state.withLock { $0.matcher } }
+
+    /// Every request this stub answered, in order, with path parameters and body.
+    public var calls: [RecordedRequest] { state.withLock { $0.calls } }
+
+    /// How many requests this stub answered.
+    public var callCount: Int { state.withLock { $0.calls.count } }
+
+    /// Whether the stub no longer matches (its `times` limit is reached, or its sequence ran
+    /// out with ``Exhaustion/stopMatching``).
+    public var isExhausted: Bool { state.withLock { Self.isExhausted($0) } }
+
+    /// Whether ``allowingUnused()`` was not called.
+    public var expectsUse: Bool { state.withLock { $0.expectsUse } }
+
+    /// The name, or what the stub matches.
+    public var description: String {
+        state.withLock { $0.name ?? $0.matcher.description }
+    }
+
+    // MARK: Engine
+
+    /// Takes the next response for `request` and records the call; `nil` if the stub is
+    /// exhausted (another thread may have taken the last call since matching).
+    func claim(_ request: RecordedRequest) -> MockResponse? {
+        state.withLock { state in
+            guard !Self.isExhausted(state) else { return nil }
+            let response = state.responses[min(state.served, state.responses.count - 1)]
+            state.served += 1
+            state.calls.append(request)
+            return response
+        }
+    }
+
+    private static func isExhausted(_ state: State) -> Bool {
+        if let limit = state.limit, state.calls.count >= limit { return true }
+        return state.exhaustion == .stopMatching && state.served >= state.responses.count
+    }
+}
+
+/// A place in source code: where a registry or stub was created, or where a check was called.
+public struct CallSite: Sendable, CustomStringConvertible {
+    public let fileIDString: StaticString
+    public let filePathString: StaticString
+    public let line: Int
+    public let column: Int
+
+    public init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
+        fileIDString = fileID
+        filePathString = filePath
+        self.line = Int(line)
+        self.column = Int(column)
+    }
+
+    public var fileID: String { "\(fileIDString)" }
+    public var filePath: String { "\(filePathString)" }
+
+    /// `Module/File.swift:12`.
+    public var description: String { "\(fileID):\(line)" }
+}

@@ -1,0 +1,272 @@
+import Foundation
+import HTTPClient
+
+/// The stub engine: a registry of stubs that matches requests, produces responses, records
+/// every call, and verifies. Transports (``MockURLSession``, ``StubURLProtocol``, fixture
+/// folders and cassettes) all answer through one.
+///
+/// Every registry is an instance: create one per test and parallel tests never share stubs.
+///
+/// ```swift
+/// let stubs = StubRegistry()
+/// stubs.stub(.get, "/users/{id}").respond(try .json(user))
+/// let client = HTTPClient(session: MockURLSession(stubs: stubs))
+/// ```
+///
+/// Unmatched requests are strict: they never reach the network; the caller receives an
+/// ``UnmatchedRequestError`` and the running test fails with a report that explains the miss.
+public final class StubRegistry: Sendable, CustomStringConvertible {
+    /// What the engine decided for a request.
+    public enum Resolution: Sendable {
+        /// Answer with `response` (already resolved for the request), from `stub`.
+        case respond(MockResponse, request: RecordedRequest, stub: Stub)
+        /// Let the request through to the real network (its host is a pass-through host).
+        case passthrough(URLRequest)
+        /// No stub matched; deliver the error.
+        case unmatched(UnmatchedRequestError)
+    }
+
+    private struct State {
+        var nextID = 0
+        var stubs: [Stub] = []
+        /// Stubs whose method and exact path are known, by `METHOD path` (or `* path`), in
+        /// registration order: found without scanning.
+        var indexed: [String: [Stub]] = [:]
+        /// Every other stub, in registration order.
+        var scanned: [Stub] = []
+        var requests: [RecordedRequest] = []
+        var unmatched: [UnmatchedRequestReport] = []
+    }
+
+    /// The name reports use: given, or the Swift Testing test that created the registry, or
+    /// where it was created.
+    public let name: String
+    /// Where the registry was created; unmatched requests are reported here.
+    public let location: CallSite
+    /// Hosts whose unmatched requests go to the real network (for loopback servers).
+    public let passthroughHosts: Set<String>
+    let reporting: FailureReporting
+    let createdInSwiftTesting: Bool
+    private let state = Locked(State())
+
+    /// Creates an empty registry.
+    ///
+    /// - Parameters:
+    ///   - name: A name for reports; by default the current Swift Testing test's name, or the
+    ///     file and line of this call.
+    ///   - passthroughHosts: Hosts (such as `127.0.0.1`) whose *unmatched* requests go to the
+    ///     network instead of failing.
+    ///   - reporting: Where failures go; ``FailureReporting/automatic`` reports to the running
+    ///     Swift Testing or XCTest test.
+    public init(
+        _ name: String? = nil,
+        passthroughHosts: Set<String> = [],
+        reporting: FailureReporting = .automatic,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
+        location = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        createdInSwiftTesting = FailureReporting.isInsideSwiftTestingTest
+        self.name = name ?? FailureReporting.currentTestName ?? "StubRegistry at \(location)"
+        self.passthroughHosts = Set(passthroughHosts.map { $0.lowercased() })
+        self.reporting = reporting
+    }
+
+    public var description: String { "StubRegistry \"\(name)\"" }
+
+    // MARK: Registering
+
+    /// Stubs requests with `method` (any method when `nil`) to `target`: a path (`"/users/1"`),
+    /// a path template (`"/users/{id}"`), or a full URL (`"https://api.example.com/users?page=2"`,
+    /// which also fixes scheme, host and the exact query).
+    @discardableResult
+    public func stub(
+        _ method: HTTPMethod? = nil, _ target: String,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Stub {
+        let parsed = StubTarget(target)
+        var conditions: [RequestMatcher] = method.map { [.method($0)] } ?? []
+        conditions += parsed.conditions
+        let matcher = conditions.dropFirst().reduce(conditions.first ?? .any, &&)
+        let key = parsed.path.exactPath.map { "\(method?.rawValue ?? "*") \($0)" }
+        return register(matcher, indexKey: key, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// Stubs requests with `method` whose path matches `path` (for example `.prefix("/v2")`).
+    @discardableResult
+    public func stub(
+        _ method: HTTPMethod? = nil, path: PathPattern,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Stub {
+        let matcher = method.map { .method($0) && .path(path) } ?? .path(path)
+        let key = path.exactPath.map { "\(method?.rawValue ?? "*") \($0)" }
+        return register(matcher, indexKey: key, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// Stubs requests that satisfy `matcher`.
+    @discardableResult
+    public func stub(
+        where matcher: RequestMatcher,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Stub {
+        register(matcher, indexKey: nil, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    private func register(_ matcher: RequestMatcher, indexKey: String?, site: CallSite) -> Stub {
+        state.withLock { state in
+            let stub = Stub(id: state.nextID, matcher: matcher, indexKey: indexKey, location: site)
+            state.nextID += 1
+            state.stubs.append(stub)
+            if let indexKey {
+                state.indexed[indexKey, default: []].append(stub)
+            } else {
+                state.scanned.append(stub)
+            }
+            return stub
+        }
+    }
+
+    /// Removes one stub; requests already answered by it stay recorded.
+    public func remove(_ stub: Stub) {
+        state.withLock { state in
+            state.stubs.removeAll { $0 === stub }
+            state.scanned.removeAll { $0 === stub }
+            if let key = stub.indexKey {
+                state.indexed[key]?.removeAll { $0 === stub }
+                if state.indexed[key]?.isEmpty == true { state.indexed[key] = nil }
+            }
+        }
+    }
+
+    /// Removes every stub, and forgets recorded requests and unmatched reports.
+    public func reset() {
+        state.withLock { $0 = State(nextID: $0.nextID) }
+    }
+
+    // MARK: Inspecting
+
+    /// The registered stubs, oldest first.
+    public var stubs: [Stub] { state.withLock { $0.stubs } }
+
+    /// Every request the registry saw (matched or not), in arrival order.
+    public var requests: [RecordedRequest] { state.withLock { $0.requests } }
+
+    /// The report of every request that matched no stub.
+    public var unmatchedRequests: [UnmatchedRequestReport] { state.withLock { $0.unmatched } }
+
+    /// Stubs that were never used and did not opt out with ``Stub/allowingUnused()``.
+    public var unusedStubs: [Stub] { stubs.filter { $0.expectsUse && $0.callCount == 0 } }
+
+    // MARK: Resolving
+
+    /// Decides the answer to `request`: finds the newest matching stub and takes its next
+    /// response, or reports the miss. This is the one entry point every transport uses.
+    public func resolve(_ urlRequest: URLRequest) -> Resolution {
+        var request = RecordedRequest(urlRequest)
+        state.withLock { state in
+            request.sequenceNumber = state.requests.count
+            state.requests.append(request)
+        }
+        let (indexed, scanned) = candidates(for: request)
+        if let (stub, response, matched) = claimNewestMatch(request, indexed: indexed, scanned: scanned) {
+            return .respond(response.resolved(for: matched), request: matched, stub: stub)
+        }
+        if let host = request.url.host?.lowercased(), passthroughHosts.contains(host) {
+            return .passthrough(request.urlRequest)
+        }
+        let report = UnmatchedRequestReport(request: request, registry: self, stubs: stubs)
+        state.withLock { $0.unmatched.append(report) }
+        reporting.report(report.description, location, createdInSwiftTesting)
+        return .unmatched(UnmatchedRequestError(report: report))
+    }
+
+    /// The stub that would answer `request` now, without taking a response or recording a call.
+    public func firstMatch(for request: RecordedRequest) -> Stub? {
+        let (indexed, scanned) = candidates(for: request)
+        var found: Stub?
+        Self.forEachNewestFirst(indexed, scanned) { stub in
+            guard !stub.isExhausted, stub.matcher.matches(request) != nil else { return false }
+            found = stub
+            return true
+        }
+        return found
+    }
+
+    /// The stubs that could match: the indexed buckets for the request's method and path
+    /// (merged by id), and every stub that is not indexed.
+    private func candidates(for request: RecordedRequest) -> (indexed: [Stub], scanned: [Stub]) {
+        state.withLock { state in
+            let exact = state.indexed["\(request.method.rawValue) \(request.path)"] ?? []
+            let anyMethod = state.indexed["* \(request.path)"] ?? []
+            let indexed = anyMethod.isEmpty ? exact : exact.isEmpty ? anyMethod : (exact + anyMethod).sorted { $0.id < $1.id }
+            return (indexed, state.scanned)
+        }
+    }
+
+    /// Claims the newest stub that matches and is not exhausted.
+    private func claimNewestMatch(
+        _ request: RecordedRequest, indexed: [Stub], scanned: [Stub]
+    ) -> (Stub, MockResponse, RecordedRequest)? {
+        var claimed: (Stub, MockResponse, RecordedRequest)?
+        Self.forEachNewestFirst(indexed, scanned) { stub in
+            guard let captures = stub.matcher.matches(request) else { return false }
+            var matched = request
+            matched.pathParameters = captures
+            guard let response = stub.claim(matched) else { return false }
+            claimed = (stub, response, matched)
+            return true
+        }
+        return claimed
+    }
+
+    /// Visits two id-ordered lists together, newest (highest id) first, until `body` returns true.
+    private static func forEachNewestFirst(_ indexed: [Stub], _ scanned: [Stub], _ body: (Stub) -> Bool) {
+        var i = indexed.count - 1, s = scanned.count - 1
+        while i >= 0 || s >= 0 {
+            let stub: Stub
+            if s < 0 || (i >= 0 && indexed[i].id > scanned[s].id) {
+                stub = indexed[i]
+                i -= 1
+            } else {
+                stub = scanned[s]
+                s -= 1
+            }
+            if body(stub) { return }
+        }
+    }
+}
+
+/// A stub target string split into conditions: `https://host/path?query` or `/path?query`.
+struct StubTarget {
+    let path: PathPattern
+    let conditions: [RequestMatcher]
+
+    init(_ target: String) {
+        var rest = Substring(target)
+        var conditions: [RequestMatcher] = []
+        if let schemeEnd = rest.range(of: "://") {
+            conditions.append(.scheme(String(rest[..<schemeEnd.lowerBound])))
+            rest = rest[schemeEnd.upperBound...]
+            let hostEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            conditions.append(.host(String(rest[..<hostEnd])))
+            rest = rest[hostEnd...]
+        }
+        var query: Substring?
+        if let mark = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: mark)...]
+            rest = rest[..<mark]
+        }
+        let rawPath = rest.isEmpty ? "/" : String(rest)
+        path = PathPattern(rawPath.removingPercentEncoding ?? rawPath)
+        conditions.append(.path(path))
+        if let query {
+            let items = query.split(separator: "&").map { pair -> URLQueryItem in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+                let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : nil
+                return URLQueryItem(name: name, value: value)
+            }
+            conditions.append(.queryExactly(items))
+        }
+        self.conditions = conditions
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import HTTPClient
+
+/// How many times a stub (or a kind of request) is expected to be requested.
+public enum CallCount: Sendable, Hashable, CustomStringConvertible {
+    case exactly(Int)
+    case atLeast(Int)
+    case atMost(Int)
+
+    /// Not at all.
+    public static let never = CallCount.exactly(0)
+    /// Exactly once.
+    public static let once = CallCount.exactly(1)
+
+    public func accepts(_ count: Int) -> Bool {
+        switch self {
+        case .exactly(let expected): count == expected
+        case .atLeast(let minimum): count >= minimum
+        case .atMost(let maximum): count <= maximum
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .exactly(let n): "exactly \(times(n))"
+        case .atLeast(let n): "at least \(times(n))"
+        case .atMost(let n): "at most \(times(n))"
+        }
+    }
+}
+
+func times(_ count: Int) -> String { count == 1 ? "1 time" : "\(count) times" }
+
+// MARK: - Verifying
+
+/// Each check reports a failure to the running test at the caller's source location (see
+/// ``FailureReporting``) and returns whether it passed.
+extension StubRegistry {
+    /// Checks how many requests `stub` answered.
+    @discardableResult
+    public func verify(
+        _ stub: Stub, requested expected: CallCount = .atLeast(1),
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Bool {
+        let count = stub.callCount
+        guard !expected.accepts(count) else { return true }
+        fail("Expected \(stub) to be requested \(expected), but it was requested \(times(count)).\n" + requestLog(),
+             CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        return false
+    }
+
+    /// Checks how many requests, stubbed or not, satisfy `matcher` (like WebMock's
+    /// `assert_requested`).
+    @discardableResult
+    public func verify(
+        requestsMatching matcher: RequestMatcher, count expected: CallCount = .atLeast(1),
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Bool {
+        let count = requests.filter { matcher.matches($0) != nil }.count
+        guard !expected.accepts(count) else { return true }
+        fail("Expected \(matcher) to be requested \(expected), but it was requested \(times(count)).\n" + requestLog(),
+             CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        return false
+    }
+
+    /// Checks that each stub was first requested after the one before it.
+    @discardableResult
+    public func verifyOrder(
+        _ stubs: Stub...,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Bool {
+        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        let firsts = stubs.map { $0.calls.first?.sequenceNumber }
+        if let missing = zip(stubs, firsts).first(where: { $0.1 == nil }) {
+            fail("Expected \(missing.0) to be requested in order, but it was never requested.\n" + requestLog(), site)
+            return false
+        }
+        let numbers = firsts.compactMap { $0 }
+        if numbers == numbers.sorted() { return true }
+        fail("Expected requests in the order \(stubs.map(\.description).joined(separator: ", then ")), "
+             + "but they arrived otherwise.\n" + requestLog(), site)
+        return false
+    }
+
+    /// Checks that no request went unmatched.
+    @discardableResult
+    public func verifyNoUnmatchedRequests(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Bool {
+        let unmatched = unmatchedRequests
+        guard !unmatched.isEmpty else { return true }
+        fail("\(unmatched.count) request\(unmatched.count == 1 ? "" : "s") matched no stub:\n\n"
+             + unmatched.map(\.description).joined(separator: "\n\n"),
+             CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        return false
+    }
+
+    /// Checks that every stub was used, except those marked ``Stub/allowingUnused()``.
+    @discardableResult
+    public func verifyAllStubsUsed(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Bool {
+        let unused = unusedStubs
+        guard !unused.isEmpty else { return true }
+        fail("\(unused.count) stub\(unused.count == 1 ? " was" : "s were") never requested in \"\(name)\":\n"
+             + unused.map { "  - \($0)  (\($0.location))" }.joined(separator: "\n")
+             + "\nRemove \(unused.count == 1 ? "it" : "them") or mark with .allowingUnused().",
+             CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        return false
+    }
+
+    /// ``verifyNoUnmatchedRequests(fileID:filePath:line:column:)`` and
+    /// ``verifyAllStubsUsed(fileID:filePath:line:column:)``: call at the end of a test.
+    @discardableResult
+    public func verify(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Bool {
+        let noMisses = verifyNoUnmatchedRequests(fileID: fileID, filePath: filePath, line: line, column: column)
+        let allUsed = verifyAllStubsUsed(fileID: fileID, filePath: filePath, line: line, column: column)
+        return noMisses && allUsed
+    }
+
+    private func fail(_ message: String, _ site: CallSite) {
+        reporting.report(message, site, createdInSwiftTesting)
+    }
+
+    private func requestLog() -> String {
+        let all = requests
+        guard !all.isEmpty else { return "No requests were made to \"\(name)\"." }
+        return "Requests made to \"\(name)\":\n" + all.enumerated().map { "  \($0.offset + 1). \($0.element)" }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import HTTPClient
+
+// Each StubRegistry needs a URLProtocol class of its own, and Swift cannot create classes at run
+// time. But it can instantiate generic classes at run time: `SlotProtocol<S>` is a distinct class
+// for every type `S`, and the types `Slot<Slot<Root, One>, Zero>`... spell out slot numbers in
+// binary. Ten levels give 1,024 classes from two marker types.
+
+protocol SlotBit { static var value: Int { get } }
+enum Zero: SlotBit { static var value: Int { 0 } }
+enum One: SlotBit { static var value: Int { 1 } }
+
+protocol SlotNumber { static var index: Int { get } }
+enum RootSlot: SlotNumber { static var index: Int { 0 } }
+enum Slot<Parent: SlotNumber, Bit: SlotBit>: SlotNumber {
+    static var index: Int { Parent.index * 2 + Bit.value }
+}
+
+final class SlotProtocol<Number: SlotNumber>: StubURLProtocol {
+    override class var registrySlot: Int { Number.index }
+}
+
+/// Leases protocol classes to registries and finds a class's registry.
+///
+/// Slots are handed out round-robin and freed when their registry is deallocated, so a slot is
+/// reused as late as possible (a session outliving its registry gets a clear error, not
+/// another test's stubs, unless 1,024 registries were created since).
+final class ProtocolSlots: Sendable {
+    static let shared = ProtocolSlots()
+    static let bits = 10
+    static let capacity = 1 << bits
+
+    private struct Lease {
+        weak var registry: StubRegistry?
+        let id: ObjectIdentifier
+    }
+
+    private struct State {
+        var leases: [Int: Lease] = [:]
+        var slotOfRegistry: [ObjectIdentifier: Int] = [:]
+        var next = 0
+    }
+
+    private let state = Locked(State())
+
+    /// Where pass-through requests go: a plain session without any stub protocol.
+    let passthroughSession = URLSession(configuration: .ephemeral)
+
+    func protocolClass(for registry: StubRegistry) -> AnyClass {
+        let slot = state.withLock { state -> Int in
+            let id = ObjectIdentifier(registry)
+            if let slot = state.slotOfRegistry[id], state.leases[slot]?.registry === registry { return slot }
+            // Free the slots of registries that are gone, then take the next free one.
+            for (slot, lease) in state.leases where lease.registry == nil {
+                state.leases[slot] = nil
+                state.slotOfRegistry[lease.id] = nil
+            }
+            precondition(state.leases.count < Self.capacity, "More than \(Self.capacity) StubRegistry instances with URLSessions are alive at once")
+            var slot = state.next
+            while state.leases[slot] != nil { slot = (slot + 1) % Self.capacity }
+            state.next = (slot + 1) % Self.capacity
+            state.leases[slot] = Lease(registry: registry, id: id)
+            state.slotOfRegistry[id] = slot
+            return slot
+        }
+        return Self.makeClass(RootSlot.self, remainingBits: Self.bits, slot: slot)
+    }
+
+    func registry(at slot: Int) -> StubRegistry? {
+        state.withLock { $0.leases[slot]?.registry }
+    }
+
+    /// Builds `SlotProtocol<Slot<...>>` for `slot`, one binary digit per level, most significant first.
+    private static func makeClass<Number: SlotNumber>(_: Number.Type, remainingBits: Int, slot: Int) -> AnyClass {
+        guard remainingBits > 0 else { return SlotProtocol<Number>.self }
+        if (slot >> (remainingBits - 1)) & 1 == 1 {
+            return makeClass(Slot<Number, One>.self, remainingBits: remainingBits - 1, slot: slot)
+        }
+        return makeClass(Slot<Number, Zero>.self, remainingBits: remainingBits - 1, slot: slot)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import HTTPClient
+
+/// The URLProtocol transport: serves a ``StubRegistry`` through Foundation's real loading path,
+/// so code that uses `URLSession` itself (including third-party code) is stubbed.
+///
+/// Each registry gets its own subclass (see `ProtocolSlots`), because on Linux a protocol
+/// cannot tell which session a request came from: session headers are invisible to it.
+/// Routing by class keeps parallel tests with their own registries apart.
+class StubURLProtocol: URLProtocol {
+    /// The slot of the registry this class serves; overridden by each slot subclass.
+    class var registrySlot: Int { -1 }
+
+    private let stopped = Locked(false)
+    private let forwarded = Locked<URLSessionDataTask?>(nil)
+
+    override class func canInit(with request: URLRequest) -> Bool {
+        // Every request of a stubbed session belongs to its registry; none reaches the network
+        // unless the registry lets it through.
+        true
+    }
+
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest {
+        request
+    }
+
+    override func startLoading() {
+        guard let registry = ProtocolSlots.shared.registry(at: Self.registrySlot) else {
+            fail(with: URLError(.unknown, userInfo: [
+                NSLocalizedDescriptionKey: "The StubRegistry of this URLSession no longer exists: keep the registry alive as long as its session.",
+            ]))
+            return
+        }
+        switch registry.resolve(request) {
+        case .respond(let response, let recorded, _):
+            deliver(response, for: recorded.urlRequest)
+        case .unmatched(let error):
+            fail(with: error)
+        case .passthrough(let request):
+            forward(request)
+        }
+    }
+
+    override func stopLoading() {
+        stopped.withLock { $0 = true }
+        forwarded.withLock { $0 }?.cancel()
+    }
+
+    // MARK: Delivering
+
+    /// Headers after the latency, then the whole body in ONE `didLoad` after the download time
+    /// (Linux completion-handler tasks keep only the last chunk).
+    private func deliver(_ response: MockResponse, for request: URLRequest) {
+        let (data, urlResponse, error) = response.completionArguments(for: request)
+        let body = data ?? Data()
+        let downloadTime = response.downloadTime(bodySize: body.count)
+        let this = Unchecked(self)
+        after(response.latency) {
+            guard let urlResponse else {
+                this.value.fail(with: error ?? URLError(.badServerResponse))
+                return
+            }
+            this.value.withClient { $0.urlProtocol(this.value, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
+            this.value.after(downloadTime) {
+                if !body.isEmpty {
+                    this.value.withClient { $0.urlProtocol(this.value, didLoad: body) }
+                }
+                this.value.finish { $0.urlProtocolDidFinishLoading(this.value) }
+            }
+        }
+    }
+
+    private func forward(_ request: URLRequest) {
+        let this = Unchecked(self)
+        let task = ProtocolSlots.shared.passthroughSession.dataTask(with: request) { data, response, error in
+            guard let response else {
+                this.value.fail(with: error ?? URLError(.badServerResponse))
+                return
+            }
+            this.value.withClient { $0.urlProtocol(this.value, didReceive: response, cacheStoragePolicy: .notAllowed) }
+            if let data, !data.isEmpty {
+                this.value.withClient { $0.urlProtocol(this.value, didLoad: data) }
+            }
+            this.value.finish { $0.urlProtocolDidFinishLoading(this.value) }
+        }
+        forwarded.withLock { $0 = task }
+        task.resume()
+    }
+
+    private func fail(with error: any Error) {
+        let this = Unchecked(self)
+        finish { $0.urlProtocol(this.value, didFailWithError: error) }
+    }
+
+    // MARK: Talking to the client safely
+
+    /// Runs `body` now, or after `seconds` on a background queue.
+    private func after(_ seconds: TimeInterval, _ body: @escaping @Sendable () -> Void) {
+        if seconds <= 0 {
+            body()
+        } else {
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: body)
+        }
+    }
+
+    /// Calls the client unless loading was stopped: after `stopLoading()` the Linux client
+    /// can trap on any call.
+    private func withClient(_ body: (any URLProtocolClient) -> Void) {
+        guard !stopped.current, let client else { return }
+        body(client)
+    }
+
+    /// The last client call: made once, then the protocol counts as stopped.
+    private func finish(_ body: (any URLProtocolClient) -> Void) {
+        let wasStopped = stopped.withLock { stopped in
+            defer { stopped = true }
+            return stopped
+        }
+        guard !wasStopped, let client else { return }
+        body(client)
+    }
+}
+
+/// Hands a non-Sendable Foundation object to a background closure. Used only for URLProtocol
+/// instances, whose client callbacks Foundation makes safe to call from any thread.
+struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension StubRegistry {
+    /// A `URLSession` whose requests are answered by this registry through the URLProtocol
+    /// transport. Keep the registry alive as long as the session.
+    ///
+    /// - Parameter configuration: The configuration to start from; this registry's protocol
+    ///   class is put at the head of its `protocolClasses`.
+    public func makeURLSession(configuration: URLSessionConfiguration = .ephemeral) -> URLSession {
+        install(in: configuration)
+        return URLSession(configuration: configuration)
+    }
+
+    /// Puts this registry's protocol class at the head of `configuration.protocolClasses`, for
+    /// code that creates its own `URLSession` from a configuration you pass it.
+    public func install(in configuration: URLSessionConfiguration) {
+        let protocolClass: AnyClass = urlProtocolClass
+        let others = (configuration.protocolClasses ?? []).filter { ObjectIdentifier($0) != ObjectIdentifier(protocolClass) }
+        configuration.protocolClasses = [protocolClass] + others
+    }
+
+    /// The `URLProtocol` subclass that serves this registry (one per registry).
+    public var urlProtocolClass: AnyClass {
+        ProtocolSlots.shared.protocolClass(for: self)
+    }
+}
