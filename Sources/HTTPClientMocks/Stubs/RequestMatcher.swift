@@ -12,7 +12,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// The outcome of one leaf condition.
     enum Check: Sendable {
         case pass(captures: [String: String])
-        case fail(reason: String)
+        /// `nearness` (0...1) ranks near misses: how close the failed value was.
+        case fail(reason: String, nearness: Double = 0)
 
         static let pass = Check.pass(captures: [:])
     }
@@ -63,10 +64,12 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         public var failures: [String]
         public var passedConditions: Int
         public var totalConditions: Int
+        /// Partial credit of the failed conditions (a path that differs only at the end is nearer).
+        var nearness: Double = 0
 
-        /// Share of conditions that passed, 0...1.
+        /// Share of conditions that passed, with partial credit for near misses, 0...1.
         public var closeness: Double {
-            totalConditions == 0 ? 1 : Double(passedConditions) / Double(totalConditions)
+            totalConditions == 0 ? 1 : (Double(passedConditions) + nearness) / Double(totalConditions)
         }
     }
 
@@ -106,8 +109,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
             switch evaluate(request) {
             case .pass(let captures):
                 return Evaluation(matched: true, captures: captures, failures: [], passedConditions: 1, totalConditions: 1)
-            case .fail(let reason):
-                return Evaluation(matched: false, captures: [:], failures: [reason], passedConditions: 0, totalConditions: 1)
+            case .fail(let reason, let nearness):
+                return Evaluation(matched: false, captures: [:], failures: [reason], passedConditions: 0, totalConditions: 1,
+                                  nearness: nearness)
             }
         case .all(let nodes):
             var total = Evaluation(matched: true, captures: [:], failures: [], passedConditions: 0, totalConditions: 0)
@@ -117,6 +121,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
                 total.failures += part.failures
                 total.passedConditions += part.passedConditions
                 total.totalConditions += part.totalConditions
+                total.nearness += part.nearness
             }
             return total
         case .any(let nodes):
@@ -194,7 +199,7 @@ extension RequestMatcher {
     public static func path(_ pattern: PathPattern) -> RequestMatcher {
         RequestMatcher("path \(pattern)") { request in
             if let captures = pattern.match(request.path) { return .pass(captures: captures) }
-            return .fail(reason: "path \(request.path) != \(pattern)")
+            return .fail(reason: "path \(request.path) != \(pattern)", nearness: sharedPrefixRatio(request.path, pattern.description))
         }
     }
 
@@ -314,6 +319,14 @@ extension RequestMatcher {
         RequestMatcher(description) { request in
             predicate(request) ? nil : "\(description) is false"
         }
+    }
+
+    /// The length of the common prefix over the longer length: `/users/2` is nearer to
+    /// `/users/1` (7/8) than to `/users/{id}/avatar` (7/18).
+    static func sharedPrefixRatio(_ a: String, _ b: String) -> Double {
+        let longest = max(a.count, b.count)
+        guard longest > 0 else { return 1 }
+        return Double(zip(a, b).prefix { $0 == $1 }.count) / Double(longest)
     }
 
     // MARK: Formatting for reasons

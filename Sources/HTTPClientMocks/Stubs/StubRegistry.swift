@@ -91,6 +91,15 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         return register(matcher, indexKey: key, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
+    /// Stubs requests with any method to `target` (see ``stub(_:_:fileID:filePath:line:column:)``).
+    @discardableResult
+    public func stub(
+        _ target: String,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Stub {
+        stub(nil, target, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
     /// Stubs requests with `method` whose path matches `path` (for example `.prefix("/v2")`).
     @discardableResult
     public func stub(

@@ -70,21 +70,28 @@ class StubURLProtocol: URLProtocol {
         }
     }
 
+    /// Sends `request` through a plain session. Done from another queue: `startLoading` runs on
+    /// corelibs' process-wide URLSession queue, and creating or resuming a task of a second
+    /// session from it is a re-entrant `sync` that traps.
     private func forward(_ request: URLRequest) {
         let this = Unchecked(self)
-        let task = ProtocolSlots.shared.passthroughSession.dataTask(with: request) { data, response, error in
-            guard let response else {
-                this.value.fail(with: error ?? URLError(.badServerResponse))
-                return
+        DispatchQueue.global().async {
+            let task = ProtocolSlots.shared.passthroughSession.dataTask(with: request) { data, response, error in
+                guard let response else {
+                    this.value.fail(with: error ?? URLError(.badServerResponse))
+                    return
+                }
+                this.value.withClient { $0.urlProtocol(this.value, didReceive: response, cacheStoragePolicy: .notAllowed) }
+                if let data, !data.isEmpty {
+                    this.value.withClient { $0.urlProtocol(this.value, didLoad: data) }
+                }
+                this.value.finish { $0.urlProtocolDidFinishLoading(this.value) }
             }
-            this.value.withClient { $0.urlProtocol(this.value, didReceive: response, cacheStoragePolicy: .notAllowed) }
-            if let data, !data.isEmpty {
-                this.value.withClient { $0.urlProtocol(this.value, didLoad: data) }
-            }
-            this.value.finish { $0.urlProtocolDidFinishLoading(this.value) }
+            // Publish the task before reading the flag: stopLoading sets the flag before it
+            // reads the task, so one of the two always sees the other.
+            this.value.forwarded.withLock { $0 = task }
+            if this.value.stopped.current { task.cancel() } else { task.resume() }
         }
-        forwarded.withLock { $0 = task }
-        task.resume()
     }
 
     private func fail(with error: any Error) {

@@ -1,0 +1,112 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+@Suite("Matching requests")
+struct MatchingTests {
+    func evaluate(_ matcher: RequestMatcher, _ urlRequest: URLRequest) -> RequestMatcher.Evaluation {
+        matcher.evaluate(RecordedRequest(urlRequest))
+    }
+
+    @Test func methodSchemeAndHost() {
+        let get = request("GET", "https://API.example.com:8443/x")
+        #expect(evaluate(.method(.get), get).matched)
+        #expect(evaluate(.method(.post), get).failures == ["method GET != POST"])
+        #expect(evaluate(.scheme("HTTPS"), get).matched)
+        #expect(evaluate(.scheme("http"), get).failures == ["scheme https != http"])
+        #expect(evaluate(.host("api.example.com"), get).matched)
+        #expect(evaluate(.host("api.example.com:8443"), get).matched)
+        #expect(evaluate(.host("other.example.com"), get).failures == ["host API.example.com != other.example.com"])
+    }
+
+    @Test func pathExactPrefixAndTemplateWithCaptures() {
+        let get = request("GET", "https://h/users/42/posts/a%20b")
+        #expect(evaluate(.path("/users/42/posts/a b"), get).matched)
+        #expect(evaluate(.path("/users/1"), get).failures == ["path /users/42/posts/a b != /users/1"])
+        #expect(evaluate(.pathPrefix("/users/"), get).matched)
+        #expect(!evaluate(.pathPrefix("/v2"), get).matched)
+        let template = evaluate(.path("/users/{id}/posts/{slug}"), get)
+        #expect(template.matched)
+        #expect(template.captures == ["id": "42", "slug": "a b"])
+        #expect(!evaluate(.path("/users/{id}"), get).matched)
+        #expect(evaluate(.path("/"), request("GET", "https://h")).matched)
+    }
+
+    @Test func queryIsSubsetOrExactAndOrderInsensitive() {
+        let get = request("GET", "https://h/s?b=2&a=1&tag=x&tag=y")
+        #expect(evaluate(.query(["a": "1"]), get).matched)
+        #expect(evaluate(.query(["a": "1", "b": "2"]), get).matched)
+        #expect(evaluate(.query(["a": "9"]), get).failures == ["query {b=2, a=1, tag=x, tag=y} lacks {a=9}"])
+        #expect(!evaluate(.queryExactly(["a": "1", "b": "2"]), get).matched)
+        let items = ["tag=y", "a=1", "tag=x", "b=2"].map {
+            URLQueryItem(name: String($0.prefix { $0 != "=" }), value: String($0.drop { $0 != "=" }.dropFirst()))
+        }
+        #expect(evaluate(.queryExactly(items), get).matched)
+    }
+
+    @Test func headersAreACaseInsensitiveSubset() {
+        let get = request("GET", "https://h/", headers: ["Accept": "application/json", "X-Trace": "1"])
+        #expect(evaluate(.header("accept"), get).matched)
+        #expect(evaluate(.headers(["ACCEPT": "application/json", "x-trace": "1"]), get).matched)
+        #expect(evaluate(.header("Accept", "text/html"), get).failures == ["header Accept: application/json != text/html"])
+        #expect(evaluate(.header("Authorization"), get).failures == ["header Authorization is missing"])
+    }
+
+    @Test func credentialsNeverAppearInReasons() {
+        let get = request("GET", "https://h/", headers: ["Authorization": "Bearer secret-token"])
+        let reasons = evaluate(.header("Authorization", "Bearer other"), get).failures
+        #expect(reasons == ["header Authorization: <redacted> != <redacted>"])
+    }
+
+    @Test("the body is found in httpBody and in httpBodyStream", arguments: [false, true])
+    func bodyMatchersReadStreams(streamed: Bool) {
+        let json = Data(#"{"name": "Ada", "tags": [1, 2], "meta": {"a": true, "b": null}}"#.utf8)
+        // A stream can be read once: the request is captured once, as the transports do.
+        let post = RecordedRequest(request("POST", "https://h/u", body: json, streamed: streamed))
+        #expect(post.body == json)
+        #expect(post.urlRequest.httpBody == json)
+        #expect(RequestMatcher.body(json).evaluate(post).matched)
+        #expect(RequestMatcher.jsonBody(raw: #"{"meta":{"b":null,"a":true},"tags":[1,2],"name":"Ada"}"#).evaluate(post).matched)
+        #expect(RequestMatcher.jsonBody(containing: .object(["meta": .object(["a": .bool(true)])])).evaluate(post).matched)
+        #expect(!RequestMatcher.jsonBody(containing: .object(["tags": .array([.integer(1)])])).evaluate(post).matched)
+        #expect(!RequestMatcher.jsonBody(raw: #"{"name":"Ada"}"#).evaluate(post).matched)
+    }
+
+    @Test func stringAndEncodableBodies() {
+        struct Login: Encodable { let user: String }
+        let post = request("POST", "https://h/", body: Data(#"{"user":"ada"}"#.utf8))
+        #expect(evaluate(.body(#"{"user":"ada"}"#), post).matched)
+        #expect(evaluate(.jsonBody(Login(user: "ada")), post).matched)
+        #expect(evaluate(.jsonBody(containing: ["user": "ada"]), post).matched)
+        #expect(evaluate(.body("other"), post).failures == [#"body "{"user":"ada"}" != "other""#])
+        #expect(evaluate(.jsonBody(raw: "{"), post).failures == ["the expected JSON body { is not valid JSON"])
+    }
+
+    @Test func jsonNumbersCompareByValue() {
+        let post = request("POST", "https://h/", body: Data(#"{"n": 1.0}"#.utf8))
+        #expect(evaluate(.jsonBody(raw: #"{"n": 1}"#), post).matched)
+    }
+
+    @Test func formFieldsAreDecoded() {
+        let post = request("POST", "https://h/", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                           body: Data("name=Ada+Lovelace&lang=en%26fr&empty=".utf8))
+        #expect(evaluate(.formBody(["name": "Ada Lovelace", "lang": "en&fr"]), post).matched)
+        #expect(evaluate(.formBody(["empty": ""]), post).matched)
+        #expect(!evaluate(.formBody(["name": "Bo"]), post).matched)
+    }
+
+    @Test func customPredicatesAndCombinations() {
+        let get = request("GET", "https://h/v2/items?page=3")
+        let isPageThree = RequestMatcher.custom("page is 3") { $0.queryItems.first?.value == "3" }
+        #expect(evaluate(.method(.get) && .pathPrefix("/v2") && isPageThree, get).matched)
+        #expect(evaluate(.method(.post) || .pathPrefix("/v2"), get).matched)
+        #expect(!evaluate(!.method(.get), get).matched)
+        let both = evaluate(.method(.post) && .path("/nope") && .query(["page": "3"]), get)
+        #expect(both.failures == ["method GET != POST", "path /v2/items != /nope"])
+        #expect(both.passedConditions == 1)
+        #expect(both.totalConditions == 3)
+        #expect(evaluate(.custom("never") { _ in false }, get).failures == ["never is false"])
+        #expect((.method(.get) && .path("/a")).description == "method GET && path /a")
+    }
+}

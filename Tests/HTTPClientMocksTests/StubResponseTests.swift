@@ -1,0 +1,138 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+@Suite("Stub responses and sequences")
+struct StubResponseTests {
+    let stubs = StubRegistry(reporting: .disabled)
+    var client: HTTPClient { HTTPClient(session: MockURLSession(stubs: stubs), baseURL: testURL("https://api.example.com")) }
+
+    @Test func answersWithStatusHeadersAndBodyFromDataStringAndJSON() async throws {
+        struct User: Codable, Equatable, Sendable { let id: Int }
+        stubs.stub(.get, "/data").respond(.status(201, headers: ["ETag": "v7"], body: Data([0, 1, 2])))
+        stubs.stub(.get, "/text").respond(.text("hello"))
+        stubs.stub(.get, "/json").respond(try .json(User(id: 3)))
+        let data = try await client.send(.get("data"))
+        #expect(data.statusCode == 201)
+        #expect(data.headers["etag"] == "v7")
+        #expect(data.body == Data([0, 1, 2]))
+        #expect(try await client.send(.get("text")).text == "hello")
+        #expect(try await client.send(.get("json"), as: User.self) == User(id: 3))
+    }
+
+    @Test func answersWithAFileReadWhenTheRequestArrives() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("stub-\(UUID().uuidString).json")
+        try Data(#"{"from":"file"}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        stubs.stub(.get, "/file").respond(.file(file, headers: ["Content-Type": "application/json"]))
+        stubs.stub(.get, "/missing").respond(.file(file.appendingPathExtension("nope")))
+        #expect(try await client.send(.get("file")).text == #"{"from":"file"}"#)
+        let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("missing")) }
+        #expect(error?.description.contains("could not be read") == true)
+    }
+
+    @Test("transport errors are delivered as URLErrors", arguments: [
+        URLError.Code.timedOut, .notConnectedToInternet, .networkConnectionLost,
+    ])
+    func transportErrors(code: URLError.Code) async {
+        stubs.stub(.get, "/down").respond(.error(code))
+        let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("down")) }
+        #expect(error?.urlError?.code == code)
+    }
+
+    @Test func computedResponsesSeeCapturesQueryAndBody() async throws {
+        stubs.stub(.post, "/users/{id}/notes").respond { request in
+            .text("\(request.pathParameters["id"] ?? "?") \(request.queryItems.first?.value ?? "") \(request.text ?? "")")
+        }
+        let response = try await client.send(.init(method: .post, path: "users/7/notes", query: [URLQueryItem(name: "q", value: "x")],
+                                                   body: .text("body")))
+        #expect(response.text == "7 x body")
+    }
+
+    @Test func echoReturnsTheRequestBodyAndType() async throws {
+        stubs.stub(.put, "/echo").respond(.echo)
+        let response = try await client.send(.init(method: .put, path: "echo", body: .json(["k": "v"])))
+        #expect(response.text == #"{"k":"v"}"#)
+        #expect(response.headers["Content-Type"] == "application/json")
+    }
+
+    @Test func failTwiceThenSucceedThenRepeatTheLast() async throws {
+        let flaky = stubs.stub(.get, "/status").respond(.status(503), .status(503), .text("ok"))
+        var statuses: [Int] = []
+        for _ in 0..<4 {
+            do { statuses.append(try await client.send(.get("status")).statusCode) } catch { statuses.append(error.statusCode ?? -1) }
+        }
+        #expect(statuses == [503, 503, 200, 200])
+        #expect(flaky.callCount == 4)
+        #expect(!flaky.isExhausted)
+    }
+
+    @Test func exhaustedSequenceCanStopMatchingAndFallThrough() {
+        stubs.stub(.get, "/x").respond(.status(204))
+        let fresh = stubs.stub(.get, "/x").respond(.status(201), .status(202)).whenExhausted(.stopMatching)
+        let get = request("GET", "https://h/x")
+        #expect([stubs.status(for: get), stubs.status(for: get), stubs.status(for: get)] == [201, 202, 204])
+        #expect(fresh.isExhausted)
+    }
+
+    @Test func timesLimitsMatchesAndOnceIsOneShot() {
+        let limited = stubs.stub(.get, "/t").respond(.status(200)).times(2)
+        let once = stubs.stub(.get, "/o").respond(.status(200)).once()
+        let t = request("GET", "https://h/t"), o = request("GET", "https://h/o")
+        #expect([stubs.status(for: t), stubs.status(for: t), stubs.status(for: t)] == [200, 200, nil])
+        #expect([stubs.status(for: o), stubs.status(for: o)] == [200, nil])
+        #expect(limited.isExhausted && once.isExhausted)
+        #expect(stubs.unmatchedRequests.count == 2)
+        #expect(stubs.unmatchedRequests[0].candidates.first?.reasons == ["matches, but is used up (2 calls)"])
+    }
+
+    @Test func newerStubsWinOverOlderOnesIndexedOrNot() {
+        stubs.stub(.get, "/users/1").respond(.status(201))
+        stubs.stub(.get, "/users/{id}").respond(.status(202))
+        let get = request("GET", "https://h/users/1")
+        #expect(stubs.status(for: get) == 202)
+        stubs.stub(.get, "/users/1").respond(.status(203))
+        #expect(stubs.status(for: get) == 203)
+        stubs.stub("/users/1").respond(.status(204))
+        #expect(stubs.status(for: get) == 204)
+        stubs.stub(.get, path: .prefix("/users")).respond(.status(205))
+        #expect(stubs.status(for: get) == 205)
+    }
+
+    @Test func fullURLTargetsFixSchemeHostAndExactQuery() {
+        stubs.stub(.get, "https://api.example.com/search?q=swift&page=2").respond(.status(200))
+        #expect(stubs.status(for: request("GET", "https://api.example.com/search?page=2&q=swift")) == 200)
+        #expect(stubs.status(for: request("GET", "http://api.example.com/search?page=2&q=swift")) == nil)
+        #expect(stubs.status(for: request("GET", "https://other.example.com/search?page=2&q=swift")) == nil)
+        #expect(stubs.status(for: request("GET", "https://api.example.com/search?q=swift")) == nil)
+    }
+
+    @Test func removedStubsNoLongerMatch() {
+        let stub = stubs.stub(.get, "/r").respond(.status(200))
+        stubs.stub(where: .pathPrefix("/s")).respond(.status(200))
+        stubs.remove(stub)
+        #expect(stubs.status(for: request("GET", "https://h/r")) == nil)
+        #expect(stubs.stubs.count == 1)
+        stubs.reset()
+        #expect(stubs.stubs.isEmpty && stubs.requests.isEmpty && stubs.unmatchedRequests.isEmpty)
+    }
+
+    @Test func tenThousandExactStubsAreFoundThroughTheIndex() {
+        for index in 0..<10_000 { stubs.stub(.get, "/items/\(index)").respond(.status(200)) }
+        let found = stubs.firstMatch(for: RecordedRequest(request("GET", "https://h/items/9876")))
+        #expect(found?.id == 9876)
+        #expect(stubs.firstMatch(for: RecordedRequest(request("POST", "https://h/items/9876"))) == nil)
+    }
+
+    @Test func queueAndNextValuesOfMockURLSessionStillComeFirst() async throws {
+        stubs.stub(.get, "/q").respond(.status(201))
+        let session = MockURLSession(stubs: stubs)
+        session.enqueue(.status(202))
+        let client = HTTPClient(session: session)
+        #expect(try await client.get(testURL("https://h/q")).statusCode == 202)
+        #expect(try await client.get(testURL("https://h/q")).statusCode == 201)
+        session.nextData = Data("canned".utf8)
+        #expect(try await client.get(testURL("https://h/q")).text == "canned")
+    }
+}

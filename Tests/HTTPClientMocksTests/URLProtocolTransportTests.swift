@@ -1,0 +1,171 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+@Suite("URLProtocol transport")
+struct URLProtocolTransportTests {
+    let failures = CollectedFailures()
+
+    @Test func httpClientOverARealURLSessionIsStubbed() async throws {
+        struct User: Codable, Equatable, Sendable { let id: Int; let name: String }
+        let stubs = StubRegistry(reporting: failures.reporting)
+        stubs.stub(.get, "https://api.example.com/users/{id}").respond { request in
+            try .json(User(id: Int(request.pathParameters["id"] ?? "") ?? 0, name: "Ada"), headers: ["ETag": "x1"])
+        }
+        let client = HTTPClient(session: stubs.makeURLSession(), baseURL: testURL("https://api.example.com"))
+
+        let user = try await client.send(.get("users/5"), as: User.self)
+        let response = try await client.send(.get("users/5"))
+
+        #expect(user == User(id: 5, name: "Ada"))
+        #expect(response.headers["etag"] == "x1")
+        #expect(stubs.requests.count == 2)
+        #expect(failures.all.isEmpty)
+    }
+
+    @Test func thirdPartyCodeOnURLSessionIsStubbed() async throws {
+        let stubs = StubRegistry(reporting: failures.reporting)
+        stubs.stub(.post, "/upload").matching(.body("raw bytes")).respond(.status(201, headers: ["Location": "/u/1"]))
+        let session = stubs.makeURLSession()
+        var upload = URLRequest(url: testURL("https://files.example.com/upload"))
+        upload.httpMethod = "POST"
+        upload.httpBodyStream = InputStream(data: Data("raw bytes".utf8))
+
+        let (status, location) = await withCheckedContinuation { continuation in
+            session.dataTask(with: upload) { _, response, _ in
+                let http = response as? HTTPURLResponse
+                continuation.resume(returning: (http?.statusCode, http?.value(forHTTPHeaderField: "location")))
+            }.resume()
+        }
+
+        #expect(status == 201)
+        #expect(location == "/u/1")
+        #expect(failures.all.isEmpty)
+    }
+
+    @Test func errorStatusesKeepTheirBodyThroughFoundation() async {
+        let stubs = StubRegistry(reporting: failures.reporting)
+        stubs.stub(.delete, "/items/1").respond(.json(raw: #"{"error":"locked"}"#, status: 423))
+        let client = HTTPClient(session: stubs.makeURLSession())
+        let error = await #expect(throws: HTTPClientError.self) { try await client.delete(testURL("https://h/items/1")) }
+        #expect(error?.response?.statusCode == 423)
+        #expect(error?.response?.text == #"{"error":"locked"}"#)
+    }
+
+    @Test func transportErrorsArriveAsURLErrors() async {
+        let stubs = StubRegistry(reporting: failures.reporting)
+        stubs.stub(.get, "/offline").respond(.error(.notConnectedToInternet))
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await HTTPClient(session: stubs.makeURLSession()).get(testURL("https://h/offline"))
+        }
+        #expect(error?.urlError?.code == .notConnectedToInternet)
+    }
+
+    @Test func unmatchedRequestsFailWithTheReportAndNeverReachTheNetwork() async throws {
+        let stubs = StubRegistry("protocol registry", reporting: failures.reporting)
+        stubs.stub(.get, "/known")
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await HTTPClient(session: stubs.makeURLSession()).get(testURL("https://unreachable.invalid/unknown"))
+        }
+        #expect(error?.urlError?.code != .cannotFindHost)
+        #expect(error?.description.contains("Unmatched request in \"protocol registry\"") == true)
+        #expect(failures.all.count == 1)
+        #expect(failures.all.first?.contains("path /unknown != /known") == true)
+    }
+
+    @Test func latencyDelaysTheResponse() async throws {
+        let stubs = StubRegistry(reporting: failures.reporting)
+        stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 0.3))
+        let client = HTTPClient(session: stubs.makeURLSession())
+        let clock = ContinuousClock()
+        let start = clock.now
+        let response = try await client.get(testURL("https://h/slow"))
+        #expect(response.text == "late")
+        #expect(clock.now - start >= .milliseconds(300))
+    }
+
+    @Test func throughputSpreadsTheBodyOverTime() async throws {
+        let stubs = StubRegistry(reporting: failures.reporting)
+        let body = Data(repeating: 7, count: 25_000)
+        stubs.stub(.get, "/big").respond(.status(200, body: body).throttled(to: Throughput(bytesPerSecond: 100_000)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let response = try await HTTPClient(session: stubs.makeURLSession()).get(testURL("https://h/big"))
+        #expect(response.body == body)
+        #expect(clock.now - start >= .milliseconds(250))
+    }
+
+    @Test func presetsAreRatedInKilobitsPerSecond() {
+        #expect(Throughput.threeG.bytesPerSecond == 400_000)
+        #expect(Throughput.edge.bytesPerSecond == 16_000)
+        #expect(Throughput.wifi.bytesPerSecond == 1_500_000)
+        #expect(MockResponse.status(200, body: Data(count: 16_000)).throttled(to: .edge).latency == 0)
+    }
+
+    @Test func cancellingDuringLatencyEndsWithCancelledAndNoLaterCallback() async throws {
+        let stubs = StubRegistry(reporting: failures.reporting)
+        let stub = stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 0.5))
+        let client = HTTPClient(session: stubs.makeURLSession())
+        let call = Task { try await client.get(testURL("https://h/slow")) }
+        while stub.callCount == 0 { await Task.yield() }
+        call.cancel()
+        let result = await call.result
+        #expect((result.failure as? HTTPClientError)?.isCancelled == true)
+    }
+
+    @Test func passThroughHostsReachTheRealNetwork() async throws {
+        let stubs = StubRegistry(passthroughHosts: ["127.0.0.1"], reporting: failures.reporting)
+        // Port 9 (discard) on loopback is closed here: a connection refusal proves the request
+        // left the stub engine for the real loading path.
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await HTTPClient(session: stubs.makeURLSession()).get(testURL("http://127.0.0.1:9/"))
+        }
+        #expect(error?.urlError?.code == .cannotConnectToHost)
+        #expect(failures.all.isEmpty)
+    }
+
+    @Test func twoRegistriesGetTwoProtocolClassesAndKeepTheirOwnStubs() async throws {
+        let first = StubRegistry(reporting: .disabled), second = StubRegistry(reporting: .disabled)
+        first.stub(.get, "/who").respond(.text("first"))
+        second.stub(.get, "/who").respond(.text("second"))
+        #expect(ObjectIdentifier(first.urlProtocolClass) != ObjectIdentifier(second.urlProtocolClass))
+        #expect(ObjectIdentifier(first.urlProtocolClass) == ObjectIdentifier(first.urlProtocolClass))
+        #expect(try await HTTPClient(session: first.makeURLSession()).get(testURL("https://h/who")).text == "first")
+        #expect(try await HTTPClient(session: second.makeURLSession()).get(testURL("https://h/who")).text == "second")
+    }
+
+    @Test func mockURLSessionHonoursLatencyOnlyWhenAsked() async throws {
+        let stubs = StubRegistry(reporting: failures.reporting)
+        stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 0.2))
+        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        HTTPClient(session: MockURLSession(stubs: stubs)).get(url: testURL("https://h/slow"), completion: recorder.record)
+        #expect(recorder.callCount == 1)  // synchronous by default
+
+        let simulated = HTTPClient(session: MockURLSession(stubs: stubs, simulatesLatency: true))
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(try await simulated.get(testURL("https://h/slow")).text == "late")
+        #expect(clock.now - start >= .milliseconds(200))
+    }
+
+    @Test func mockURLSessionCancelsADelayedResponse() async throws {
+        let stubs = StubRegistry(reporting: failures.reporting)
+        stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 0.3))
+        let session = MockURLSession(stubs: stubs, simulatesLatency: true)
+        let task = session.nextDataTask
+        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        HTTPClient(session: session).get(url: testURL("https://h/slow"), completion: recorder.record)
+        #expect(recorder.callCount == 0)
+        task.cancel()
+        #expect(recorder.value?.failure?.isCancelled == true)
+        #expect(recorder.callCount == 1)
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
