@@ -188,7 +188,7 @@ public struct Throughput: Sendable, Hashable {
 }
 
 /// Errors a ``MockResponse`` can deliver on its own.
-public enum MockResponseError: Error, CustomStringConvertible {
+public enum MockResponseError: Error, CustomStringConvertible, LocalizedError {
     /// ``MockResponse/file(_:status:headers:)`` could not read its file.
     case unreadableFile(String, underlying: any Error)
 
@@ -198,6 +198,8 @@ public enum MockResponseError: Error, CustomStringConvertible {
             "The stub's response file \(path) could not be read: \(underlying)"
         }
     }
+
+    public var errorDescription: String? { description }
 }
 
 extension HTTPURLResponse {
