@@ -60,3 +60,44 @@ struct UserService {
     #expect(try await service.user(id: 2).name == "Bo")
     #expect(session.requests.count == 2)
 }
+
+@Test func loadsTheProfileFromAStub() async throws {
+    let stubs = StubRegistry()
+    let profile = stubs.stub(.get, "/v2/users/{id}")
+        .respond(.json(raw: #"{"id": 1, "name": "Ada"}"#))
+    let service = UserService(session: MockURLSession(stubs: stubs))
+
+    let user = try await service.user(id: 1)
+
+    #expect(user.name == "Ada")
+    stubs.verify(profile, requested: .once)
+    #expect(profile.calls.first?.pathParameters["id"] == "1")
+    stubs.verify()  // no unmatched requests, no unused stubs
+}
+
+@Test func failsTwiceThenSucceeds() async throws {
+    let stubs = StubRegistry()
+    stubs.stub(.get, "/v2/users/2")
+        .respond(.status(503), .status(503), .json(raw: #"{"id": 2, "name": "Bo"}"#))
+    let service = UserService(session: MockURLSession(stubs: stubs))
+
+    for _ in 1...2 {
+        await #expect(throws: HTTPClientError.self) { try await service.user(id: 2) }
+    }
+    #expect(try await service.user(id: 2).name == "Bo")
+}
+
+@Test func stubsARealURLSession() async throws {
+    let stubs = StubRegistry()
+    stubs.stub(.post, "https://api.example.com/v2/events")
+        .matching(.jsonBody(containing: ["type": "login"]))
+        .respond(.status(202).delayed(by: 0.05))
+    let session: URLSession = stubs.makeURLSession()  // a real URLSession
+
+    let client = HTTPClient(session: session)
+    let response = try await client.post(
+        try #require(URL(string: "https://api.example.com/v2/events")),
+        json: ["type": "login", "user": "ada"])
+
+    #expect(response.statusCode == 202)
+}

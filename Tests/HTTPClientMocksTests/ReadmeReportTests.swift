@@ -1,0 +1,29 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+/// The unmatched-request report shown in README.md is produced here: this test fails if the
+/// README's copy differs from what the engine prints.
+@Suite("README report")
+struct ReadmeReportTests {
+    static func makeReport() throws -> String {
+        let stubs = StubRegistry("UserServiceTests", reporting: .disabled)
+        stubs.stub(.post, "/v2/users")
+        stubs.stub(.get, "/v2/users/1")
+        stubs.stub(.get, "/v2/users/{id}/avatar")
+        var request = URLRequest(url: try #require(URL(string: "https://api.example.com/v2/users/2?fields=name")))
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("Bearer eyJhbGciOi", forHTTPHeaderField: "Authorization")
+        guard case .unmatched(let error) = stubs.resolve(request) else { throw CancellationError() }
+        return error.report.description
+    }
+
+    @Test func readmeShowsARealReport() throws {
+        let readme = try String(contentsOf: ReadmeIsCompiledTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let marker = "<!-- unmatched-report: produced by ReadmeReportTests -->\n```text\n"
+        let start = try #require(readme.range(of: marker))
+        let block = try #require(readme[start.upperBound...].components(separatedBy: "\n```").first)
+        #expect(block == (try Self.makeReport()))
+    }
+}
