@@ -84,11 +84,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Stub {
         let parsed = StubTarget(target)
-        var conditions: [RequestMatcher] = method.map { [.method($0)] } ?? []
-        conditions += parsed.conditions
-        let matcher = conditions.dropFirst().reduce(conditions.first ?? .any, &&)
-        let key = parsed.path.exactPath.map { "\(method?.rawValue ?? "*") \($0)" }
-        return register(matcher, indexKey: key, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        return register(method, parsed.path, also: parsed.otherConditions,
+                        site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Stubs requests with any method to `target` (see ``stub(_:_:fileID:filePath:line:column:)``).
@@ -106,9 +103,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         _ method: HTTPMethod? = nil, path: PathPattern,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Stub {
-        let matcher = method.map { .method($0) && .path(path) } ?? .path(path)
-        let key = path.exactPath.map { "\(method?.rawValue ?? "*") \($0)" }
-        return register(matcher, indexKey: key, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        register(method, path, also: [], site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Stubs requests that satisfy `matcher`.
@@ -118,6 +113,14 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Stub {
         register(matcher, indexKey: nil, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// Method, path and further conditions; indexed under `METHOD path` when the path is exact.
+    private func register(_ method: HTTPMethod?, _ path: PathPattern, also conditions: [RequestMatcher], site: CallSite) -> Stub {
+        let all = (method.map { [RequestMatcher.method($0)] } ?? []) + [.path(path)] + conditions
+        let matcher = all.dropFirst().reduce(all[0], &&)
+        let key = path.exactPath.map { "\(method?.rawValue ?? "*") \($0)" }
+        return register(matcher, indexKey: key, site: site)
     }
 
     private func register(_ matcher: RequestMatcher, indexKey: String?, site: CallSite) -> Stub {
@@ -247,7 +250,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 /// A stub target string split into conditions: `https://host/path?query` or `/path?query`.
 struct StubTarget {
     let path: PathPattern
-    let conditions: [RequestMatcher]
+    /// Scheme, host and query conditions (the path is matched through ``path``).
+    let otherConditions: [RequestMatcher]
 
     init(_ target: String) {
         var rest = Substring(target)
@@ -266,7 +270,6 @@ struct StubTarget {
         }
         let rawPath = rest.isEmpty ? "/" : String(rest)
         path = PathPattern(rawPath.removingPercentEncoding ?? rawPath)
-        conditions.append(.path(path))
         if let query {
             let items = query.split(separator: "&").map { pair -> URLQueryItem in
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -276,6 +279,6 @@ struct StubTarget {
             }
             conditions.append(.queryExactly(items))
         }
-        self.conditions = conditions
+        otherConditions = conditions
     }
 }

@@ -42,11 +42,8 @@ extension StubRegistry {
         _ stub: Stub, requested expected: CallCount = .atLeast(1),
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Bool {
-        let count = stub.callCount
-        guard !expected.accepts(count) else { return true }
-        fail("Expected \(stub) to be requested \(expected), but it was requested \(times(count)).\n" + requestLog(),
-             CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-        return false
+        check(stub.description, requested: stub.callCount, expected,
+              CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Checks how many requests, stubbed or not, satisfy `matcher` (like WebMock's
@@ -56,11 +53,8 @@ extension StubRegistry {
         requestsMatching matcher: RequestMatcher, count expected: CallCount = .atLeast(1),
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Bool {
-        let count = requests.filter { matcher.matches($0) != nil }.count
-        guard !expected.accepts(count) else { return true }
-        fail("Expected \(matcher) to be requested \(expected), but it was requested \(times(count)).\n" + requestLog(),
-             CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-        return false
+        check(matcher.description, requested: requests.filter { matcher.matches($0) != nil }.count, expected,
+              CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Checks that each stub was first requested after the one before it.
@@ -118,6 +112,12 @@ extension StubRegistry {
         let noMisses = verifyNoUnmatchedRequests(fileID: fileID, filePath: filePath, line: line, column: column)
         let allUsed = verifyAllStubsUsed(fileID: fileID, filePath: filePath, line: line, column: column)
         return noMisses && allUsed
+    }
+
+    private func check(_ what: String, requested count: Int, _ expected: CallCount, _ site: CallSite) -> Bool {
+        guard !expected.accepts(count) else { return true }
+        fail("Expected \(what) to be requested \(expected), but it was requested \(times(count)).\n" + requestLog(), site)
+        return false
     }
 
     private func fail(_ message: String, _ site: CallSite) {
