@@ -6,17 +6,7 @@ extension HTTPClient {
     /// Cancelling the calling Swift `Task` cancels the data task; the call then throws
     /// ``HTTPClientError/cancelled``.
     public func send(_ request: Request) async throws(HTTPClientError) -> Response {
-        if Task.isCancelled { throw .cancelled }
-        let cancellation = TaskCancellation()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, HTTPClientError>, Never>) in
-                let task = send(request) { continuation.resume(returning: $0) }
-                cancellation.register(task)
-            }
-        } onCancel: {
-            cancellation.cancel()
-        }
-        return try result.get()
+        try await run(request).get()
     }
 
     /// Sends `request` and decodes a successful response body as `Value`.

@@ -28,6 +28,13 @@ extension HTTPClient {
         public var timeout: TimeInterval?
         /// The validation for this request; `nil` uses the client's ``HTTPClient/validation``.
         public var validation: Validation?
+        /// The interceptors for this request; `nil` uses the client's ``HTTPClient/interceptors``.
+        public var interceptors: [any Interceptor]?
+        /// The retry policy for this request; `nil` uses the client's, `.disabled` never retries.
+        public var retryPolicy: RetryPolicy?
+        /// Whether sending the request twice is safe; `nil` decides by method. Set `true` on a
+        /// POST that carries an idempotency key to let it be retried.
+        public var isIdempotent: Bool?
 
         public init(
             method: HTTPMethod,

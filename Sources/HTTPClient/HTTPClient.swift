@@ -24,6 +24,18 @@ public struct HTTPClient: Sendable {
     public var encoder: JSONEncoder
     /// Decodes responses in the `as:` APIs. Reused across requests.
     public var decoder: JSONDecoder
+    /// Steps every request passes through, in order (a request can replace them).
+    public var interceptors: [any Interceptor]
+    /// When to send a failed request again; `nil` (the default) never retries.
+    public var retryPolicy: RetryPolicy?
+    /// How the client waits between attempts; `.live` waits for real.
+    public var scheduler: any RetryScheduler
+    /// Called after every attempt with what happened, for logging and metrics.
+    public var onEvent: (@Sendable (HTTPClientEvent) -> Void)?
+    /// Headers whose values events show as `<redacted>`.
+    public var redactedHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
+    /// The most attempts one request may make, whatever interceptors ask for.
+    public var maximumAttempts = 5
 
     /// Creates a client.
     ///
@@ -35,6 +47,10 @@ public struct HTTPClient: Sendable {
     ///   - validation: Which responses are successes; 2xx by default.
     ///   - encoder: The JSON encoder for request bodies.
     ///   - decoder: The JSON decoder for responses.
+    ///   - interceptors: Steps every request passes through, in order.
+    ///   - retryPolicy: When to retry; `nil` never retries.
+    ///   - scheduler: How to wait between attempts.
+    ///   - onEvent: Called after every attempt (credentials redacted).
     public init(
         session: any URLSessionProtocol = URLSession.shared,
         baseURL: URL? = nil,
@@ -42,8 +58,16 @@ public struct HTTPClient: Sendable {
         timeout: TimeInterval? = nil,
         validation: Validation = .successfulStatusCodes,
         encoder: JSONEncoder = JSONEncoder(),
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder = JSONDecoder(),
+        interceptors: [any Interceptor] = [],
+        retryPolicy: RetryPolicy? = nil,
+        scheduler: any RetryScheduler = .live,
+        onEvent: (@Sendable (HTTPClientEvent) -> Void)? = nil
     ) {
+        self.interceptors = interceptors
+        self.retryPolicy = retryPolicy
+        self.scheduler = scheduler
+        self.onEvent = onEvent
         self.session = session
         self.baseURL = baseURL
         self.headers = headers
@@ -57,12 +81,18 @@ public struct HTTPClient: Sendable {
 
     /// Sends `request` and calls `completion` exactly once with the response or the error.
     ///
+    /// Without interceptors and retries, a synchronous session (such as `MockURLSession`)
+    /// completes before this returns; with them, the request runs in a Swift `Task`.
+    ///
     /// - Returns: The started task; cancel it to end the request with ``HTTPClientError/cancelled``.
     @discardableResult
     public func send(
         _ request: Request,
         completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
     ) -> any URLSessionDataTaskProtocol {
+        if needsPipeline(request) {
+            return PipelineTask(Task { completion(await run(request)) })
+        }
         let urlRequest: URLRequest
         do {
             urlRequest = try makeURLRequest(for: request)
@@ -70,13 +100,7 @@ public struct HTTPClient: Sendable {
             completion(.failure(error))
             return FinishedTask()
         }
-        let validation = request.validation ?? self.validation
-        let task = session.makeDataTask(with: urlRequest) { data, response, error in
-            completion(Self.result(data: data, response: response, error: error,
-                                   requestURL: urlRequest.url, validation: validation))
-        }
-        task.resume()
-        return task
+        return startAttempt(urlRequest, validation: request.validation ?? validation, attempt: 1, completion: completion)
     }
 
     /// Sends `request` and decodes a successful response body as `Value`.

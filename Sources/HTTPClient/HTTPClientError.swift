@@ -28,6 +28,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     case unacceptableStatus(HTTPClient.Response)
     /// The response body could not be decoded as `type`.
     case decodingFailed(type: String, response: HTTPClient.Response, underlying: any Error)
+    /// An ``Interceptor`` threw; the error is what it threw.
+    case interceptorFailed(any Error)
 
     /// The response, for the cases that have one.
     public var response: HTTPClient.Response? {
@@ -69,6 +71,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
         case .unacceptableStatus(let response):
             return "HTTP \(response.statusCode) from \(response.url?.absoluteString ?? "the server")"
                 + response.bodyExcerpt(prefix: ": ")
+        case .interceptorFailed(let underlying):
+            return "An interceptor failed: \(underlying)"
         case .decodingFailed(let type, let response, let underlying):
             return "Could not decode \(type) from the HTTP \(response.statusCode) response of "
                 + "\(response.url?.absoluteString ?? "the server"): \(Self.explain(underlying))"

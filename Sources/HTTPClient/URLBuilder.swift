@@ -33,11 +33,11 @@ enum URLBuilder {
         let (pathPart, queryPart) = splitQuery(path)
         var joined = components.percentEncodedPath
         while joined.hasSuffix("/") { joined.removeLast() }
-        let relative = percentEncode(String(pathPart.drop { $0 == "/" }), allowing: isPathCharacter)
+        let relative = percentEncode(String(pathPart.drop { $0 == "/" }), allowing: isPathCharacter, keepingEscapes: true)
         joined += "/" + relative
         components.percentEncodedPath = joined
         if let queryPart {
-            let encoded = percentEncode(String(queryPart), allowing: isQueryCharacter)
+            let encoded = percentEncode(String(queryPart), allowing: isQueryCharacter, keepingEscapes: true)
             components.percentEncodedQuery = [components.percentEncodedQuery, encoded]
                 .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "&")
         }
@@ -84,16 +84,18 @@ enum URLBuilder {
 
     // MARK: Percent-encoding
 
-    /// Encodes every byte `allowing` rejects; keeps `%XX` escapes that are already valid, and
-    /// encodes a `%` that does not start one (so `50%off` cannot produce an invalid URL).
-    static func percentEncode(_ string: String, allowing allowed: (UInt8) -> Bool) -> String {
+    /// Encodes every byte `allowing` rejects, and every `%`, except that with `keepingEscapes`
+    /// valid `%XX` escapes in text the caller wrote as a URL part are kept (a stray `%`, as in
+    /// `50%off`, is still encoded, so the result is always a valid URL part). Values (query
+    /// items, form fields) never keep escapes: `%41` in a value is data, not `A`.
+    static func percentEncode(_ string: String, allowing allowed: (UInt8) -> Bool, keepingEscapes: Bool = false) -> String {
         let bytes = Array(string.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, isHex(bytes[index + 1]), isHex(bytes[index + 2]) {
+            if keepingEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count, isHex(bytes[index + 1]), isHex(bytes[index + 2]) {
                 output.append(contentsOf: bytes[index...index + 2])
                 index += 3
                 continue

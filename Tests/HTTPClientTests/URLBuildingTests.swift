@@ -38,6 +38,8 @@ struct URLBuildingTests {
         (URLQueryItem(name: "q", value: "café"), "q=caf%C3%A9"),
         (URLQueryItem(name: "q", value: "a/b?c"), "q=a%2Fb%3Fc"),
         (URLQueryItem(name: "flag", value: nil), "flag"),
+        (URLQueryItem(name: "q", value: "%41 is not A"), "q=%2541%20is%20not%20A"),
+        (URLQueryItem(name: "q", value: "100%"), "q=100%25"),
         (URLQueryItem(name: "ключ", value: "~._-"), "%D0%BA%D0%BB%D1%8E%D1%87=~._-"),
     ])
     func encodesQueryItems(item: URLQueryItem, expected: String) throws {

@@ -1,0 +1,137 @@
+import Foundation
+
+// MARK: - One attempt
+
+extension HTTPClient {
+    /// Sends one prepared request and reports it to ``onEvent``. Every API ends up here.
+    func startAttempt(
+        _ urlRequest: URLRequest, validation: Validation, attempt: Int,
+        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        let onEvent = self.onEvent
+        let redacted = redactedHeaders
+        let started = onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
+        let task = session.makeDataTask(with: urlRequest) { data, response, error in
+            let result = Self.result(data: data, response: response, error: error, requestURL: urlRequest.url, validation: validation)
+            if let onEvent {
+                onEvent(HTTPClientEvent(urlRequest: urlRequest, result: result, attempt: attempt, redacting: redacted,
+                                        duration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
+            }
+            completion(result)
+        }
+        task.resume()
+        return task
+    }
+
+    /// One attempt as an `async` call that cancels its data task when the Swift task is cancelled.
+    func attempt(_ urlRequest: URLRequest, validation: Validation, number: Int) async -> Result<Response, HTTPClientError> {
+        if Task.isCancelled { return .failure(.cancelled) }
+        let cancellation = TaskCancellation()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, HTTPClientError>, Never>) in
+                let task = startAttempt(urlRequest, validation: validation, attempt: number) { continuation.resume(returning: $0) }
+                cancellation.register(task)
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+}
+
+// MARK: - Attempts, interceptors and retries
+
+extension HTTPClient {
+    /// Whether `request` needs the async pipeline (interceptors or retries); without either,
+    /// the completion API stays synchronous over a synchronous session.
+    func needsPipeline(_ request: Request) -> Bool {
+        !(request.interceptors ?? interceptors).isEmpty || (request.retryPolicy ?? retryPolicy) != nil
+    }
+
+    /// Runs attempts until one succeeds or nothing asks for another: adapt through the
+    /// interceptors, send, let the interceptors and then the retry policy decide, wait through
+    /// the scheduler. Cancellation ends the loop at once with ``HTTPClientError/cancelled``.
+    func run(_ request: Request) async -> Result<Response, HTTPClientError> {
+        let prepared: URLRequest
+        do {
+            prepared = try makeURLRequest(for: request)
+        } catch {
+            return .failure(error)
+        }
+        let interceptors = request.interceptors ?? self.interceptors
+        let policy = request.retryPolicy ?? retryPolicy
+        let validation = request.validation ?? self.validation
+        let isIdempotent = request.isIdempotent ?? request.method.isIdempotent
+        var number = 1
+        while true {
+            var urlRequest = prepared
+            do {
+                for interceptor in interceptors {
+                    urlRequest = try await interceptor.adapt(urlRequest, attempt: number)
+                }
+            } catch {
+                return .failure(Task.isCancelled ? .cancelled : .interceptorFailed(error))
+            }
+            let result = await attempt(urlRequest, validation: validation, number: number)
+            if case .failure(.cancelled) = result { return result }
+            if case .success = result { return result }
+
+            var delay: TimeInterval?
+            do {
+                for interceptor in interceptors where delay == nil {
+                    switch try await interceptor.retry(urlRequest, after: result, attempt: number) {
+                    case .doNotRetry: break
+                    case .retry: delay = 0
+                    case .retryAfter(let seconds): delay = max(0, seconds)
+                    }
+                }
+            } catch {
+                return .failure(Task.isCancelled ? .cancelled : .interceptorFailed(error))
+            }
+            if delay != nil, !isIdempotent || number >= maximumAttempts { delay = nil }
+            if delay == nil, let policy {
+                delay = policy.delay(after: result, attempt: number, isIdempotent: isIdempotent,
+                                     now: scheduler.now(), random: Double.random(in: 0...1))
+            }
+            guard let delay else { return result }
+            do {
+                try await scheduler.sleep(seconds: delay)
+            } catch {
+                return .failure(.cancelled)
+            }
+            number += 1
+        }
+    }
+}
+
+/// The task returned by the completion API when a request runs through the pipeline: it
+/// cancels the whole loop, waiting included.
+final class PipelineTask: URLSessionDataTaskProtocol {
+    private let task: Task<Void, Never>
+
+    init(_ task: Task<Void, Never>) {
+        self.task = task
+    }
+
+    func resume() {}
+
+    func cancel() {
+        task.cancel()
+    }
+}
+
+extension HTTPClientEvent {
+    init(urlRequest: URLRequest, result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int,
+         redacting redacted: Set<String>, duration: TimeInterval) {
+        let response: HTTPClient.Response?
+        let error: HTTPClientError?
+        switch result {
+        case .success(let value): (response, error) = (value, nil)
+        case .failure(let failure): (response, error) = (failure.response, failure)
+        }
+        self.init(
+            method: HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"), url: urlRequest.url,
+            requestHeaders: HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]).redacting(redacted),
+            statusCode: response?.statusCode, responseHeaders: (response?.headers ?? [:]).redacting(redacted),
+            error: error, duration: duration, attempt: attempt)
+    }
+}

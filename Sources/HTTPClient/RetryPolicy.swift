@@ -1,0 +1,111 @@
+import Foundation
+
+/// When and how long to wait before sending a failed request again. Off unless configured on
+/// the client (``HTTPClient/retryPolicy``) or a request (``HTTPClient/Request/retryPolicy``).
+///
+/// Only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS) are retried, unless the request
+/// says it is safe to repeat (``HTTPClient/Request/isIdempotent``). A `Retry-After` header, in
+/// seconds or as an HTTP-date, replaces the backoff; every delay is capped by ``maximumDelay``.
+public struct RetryPolicy: Sendable {
+    /// Attempts in all, the first included: 3 means up to two retries.
+    public var maximumAttempts: Int
+    /// The delay before the first retry; each later retry multiplies it by ``multiplier``.
+    public var initialDelay: TimeInterval
+    public var multiplier: Double
+    /// No delay, from backoff or `Retry-After`, is longer than this.
+    public var maximumDelay: TimeInterval
+    /// Randomisation of each backoff delay: 0.2 picks a delay in 80...100 % of the computed one,
+    /// so clients that failed together do not retry together.
+    public var jitter: Double
+    /// Statuses worth retrying.
+    public var retryableStatusCodes: Set<Int>
+    /// Transport errors worth retrying.
+    public var retryableErrorCodes: Set<URLError.Code>
+    /// Whether `Retry-After` is honoured.
+    public var honorsRetryAfter: Bool
+
+    /// - Parameters: see the properties. The defaults retry 408, 429, 500, 502, 503 and 504,
+    ///   timeouts, lost connections and no connection; 3 attempts; 0.5 s doubling to 30 s.
+    public init(
+        maximumAttempts: Int = 3,
+        initialDelay: TimeInterval = 0.5,
+        multiplier: Double = 2,
+        maximumDelay: TimeInterval = 30,
+        jitter: Double = 0.2,
+        retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
+        retryableErrorCodes: Set<URLError.Code> = [.timedOut, .networkConnectionLost, .notConnectedToInternet],
+        honorsRetryAfter: Bool = true
+    ) {
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.initialDelay = max(0, initialDelay)
+        self.multiplier = max(1, multiplier)
+        self.maximumDelay = max(0, maximumDelay)
+        self.jitter = min(max(0, jitter), 1)
+        self.retryableStatusCodes = retryableStatusCodes
+        self.retryableErrorCodes = retryableErrorCodes
+        self.honorsRetryAfter = honorsRetryAfter
+    }
+
+    /// The defaults: see ``init(maximumAttempts:initialDelay:multiplier:maximumDelay:jitter:retryableStatusCodes:retryableErrorCodes:honorsRetryAfter:)``.
+    public static let standard = RetryPolicy()
+
+    /// Never retries: use it to switch retries off for one request.
+    public static let disabled = RetryPolicy(maximumAttempts: 1)
+
+    // MARK: Deciding
+
+    /// The delay before the next attempt, or `nil` to stop.
+    ///
+    /// - Parameters:
+    ///   - result: The outcome of attempt number `attempt` (1-based).
+    ///   - isIdempotent: Whether the request may be sent again.
+    ///   - now: The current time, for HTTP-date `Retry-After` values.
+    ///   - random: A number in `0...1` for jitter.
+    public func delay(
+        after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int, isIdempotent: Bool,
+        now: Date, random: Double
+    ) -> TimeInterval? {
+        guard isIdempotent, attempt < maximumAttempts else { return nil }
+        switch result {
+        case .success:
+            return nil
+        case .failure(let error):
+            if let response = error.response {
+                guard case .unacceptableStatus = error, retryableStatusCodes.contains(response.statusCode) else { return nil }
+                if honorsRetryAfter, let retryAfter = Self.retryAfter(response.headers["Retry-After"], now: now) {
+                    return min(retryAfter, maximumDelay)
+                }
+            } else {
+                guard let code = error.urlError?.code, retryableErrorCodes.contains(code) else { return nil }
+            }
+        }
+        let backoff = min(initialDelay * pow(multiplier, Double(attempt - 1)), maximumDelay)
+        return backoff * (1 - jitter * min(max(random, 0), 1))
+    }
+
+    /// Parses `Retry-After` (RFC 9110 §10.2.3): whole seconds, or an HTTP-date. Anything else,
+    /// including negative numbers and dates that do not parse, gives `nil` (ignored).
+    public static func retryAfter(_ value: String?, now: Date) -> TimeInterval? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if value.allSatisfy(\.isASCIIDigitCharacter) {
+            return value.count <= 9 ? TimeInterval(value) : nil
+        }
+        for format in httpDateFormats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: value) {
+                return max(0, date.timeIntervalSince(now))
+            }
+        }
+        return nil
+    }
+
+    /// IMF-fixdate, then the obsolete RFC 850 and asctime forms, as RFC 9110 §5.6.7 asks.
+    private static let httpDateFormats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+}
+
+extension Character {
+    fileprivate var isASCIIDigitCharacter: Bool { isASCII && isNumber }
+}
