@@ -101,3 +101,69 @@ struct UserService {
 
     #expect(response.statusCode == 202)
 }
+
+@Test func refreshesAnExpiredTokenOnce() async throws {
+    let stubs = StubRegistry()
+    stubs.stub(.get, "/v2/me").respond(.status(401))
+    stubs.stub(.get, "/v2/me").matching(.header("Authorization", "Bearer new-token"))
+        .respond(.json(raw: #"{"id": 1, "name": "Ada"}"#))
+
+    let auth = BearerTokenInterceptor(token: "old-token") {
+        "new-token"  // in the app: try await authAPI.refreshToken()
+    }
+    let client = HTTPClient(
+        session: MockURLSession(stubs: stubs),
+        baseURL: URL(string: "https://api.example.com/v2"),
+        interceptors: [auth])
+
+    let me = try await client.send(.get("me"), as: User.self)
+
+    #expect(me.name == "Ada")
+    #expect(stubs.requests.map { $0.headers["Authorization"] } == ["Bearer old-token", "Bearer new-token"])
+}
+
+struct RequestID: Interceptor {
+    func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest {
+        var request = request
+        request.setValue(UUID().uuidString, forHTTPHeaderField: "X-Request-ID")
+        return request
+    }
+}
+
+@Test func retriesWithoutWaiting() async throws {
+    let session = MockURLSession()
+    session.enqueue(.status(503), .status(503, headers: ["Retry-After": "2"]), .text("ok"))
+    let scheduler = ImmediateScheduler()
+    let client = HTTPClient(session: session, retryPolicy: RetryPolicy(jitter: 0), scheduler: scheduler)
+
+    let response = try await client.get(try #require(URL(string: "https://api.example.com/health")))
+
+    #expect(response.text == "ok")
+    #expect(scheduler.delays == [0.5, 2])  // the backoff, then the server's Retry-After
+}
+
+@Test func uploadsAFormAndAPhoto() async throws {
+    let session = MockURLSession()
+    let client = HTTPClient(session: session, baseURL: URL(string: "https://api.example.com"))
+
+    _ = try await client.send(.post("login", body: .form(["user": "ada", "password": "p@ss word"])))
+
+    var form = MultipartForm()
+    form.addField(name: "caption", value: "Beach")
+    form.addFile(name: "photo", fileName: "beach.jpg", contentType: "image/jpeg", data: Data([0xFF, 0xD8]))
+    _ = try await client.send(.post("photos", body: .multipart(form)))
+
+    #expect(session.requests[0].httpBody == Data("password=p%40ss%20word&user=ada".utf8))
+    #expect(session.requests[1].value(forHTTPHeaderField: "Content-Type") == form.contentType)
+}
+
+@Test func logsEveryAttempt() async throws {
+    let log = CompletionRecorder<HTTPClientEvent>()
+    let client = HTTPClient(session: MockURLSession(), headers: ["Authorization": "Bearer s3cret"], onEvent: log.record)
+
+    _ = try await client.get(try #require(URL(string: "https://api.example.com/v2/me")))
+
+    // GET https://api.example.com/v2/me -> 200 in 0 ms (attempt 1)
+    #expect(log.value?.statusCode == 200)
+    #expect(log.value?.requestHeaders["Authorization"] == "<redacted>")
+}
