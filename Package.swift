@@ -9,12 +9,18 @@ let package = Package(
     products: [
         .library(name: "HTTPClient", targets: ["HTTPClient"]),
         .library(name: "HTTPClientMocks", targets: ["HTTPClientMocks"]),
+        .executable(name: "httpc", targets: ["httpc"]),
     ],
     targets: [
         .target(name: "HTTPClient"),
         .target(name: "HTTPClientMocks", dependencies: ["HTTPClient"]),
+        .executableTarget(name: "httpc", dependencies: ["HTTPClient", "HTTPClientMocks"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPClientMocks"]),
-        .testTarget(name: "HTTPClientMocksTests", dependencies: ["HTTPClient", "HTTPClientMocks"]),
+        .testTarget(
+            name: "HTTPClientMocksTests",
+            // httpc is a dependency so that `swift test` builds the binary its tests launch.
+            dependencies: ["HTTPClient", "HTTPClientMocks", "httpc"],
+            resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )

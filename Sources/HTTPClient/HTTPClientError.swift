@@ -98,7 +98,9 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
                 let code: URLError.Code? = URLError.Code(rawValue: nsError.code)
                 urlError = URLError(code ?? .unknown, userInfo: nsError.userInfo)
             } else {
-                urlError = URLError(.unknown, userInfo: [NSUnderlyingErrorKey: nsError])
+                // The error itself, not its NSError bridge: on Linux the bridge does not cast
+                // back to the Swift type, and callers want `as? TheirError` to work.
+                urlError = URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])
             }
         }
         if urlError.code == .cancelled {

@@ -84,6 +84,16 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, @unchecke
         pending.completion(nil, nil, URLError(.cancelled, userInfo: userInfo))
     }
 
+    /// A task that delivers `arguments` when resumed: how replaying transports answer.
+    static func answering(
+        _ request: URLRequest, with arguments: (Data?, URLResponse?, (any Error)?),
+        completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> MockURLSessionDataTask {
+        let task = MockURLSessionDataTask()
+        task.prepare(request: request, arguments: arguments, delay: 0, completion: completion)
+        return task
+    }
+
     /// Called by the session: the next ``resume()`` delivers `arguments` to `completion`.
     func prepare(
         request: URLRequest,

@@ -38,6 +38,11 @@ public struct PathPattern: Sendable, Hashable, ExpressibleByStringLiteral, Custo
         self.init(value)
     }
 
+    /// Exactly `path`, even when it contains `{` (a recorded path is never a template).
+    public static func exact(_ path: String) -> PathPattern {
+        PathPattern(kind: .exact(path), description: path)
+    }
+
     /// Paths that start with `prefix`.
     public static func prefix(_ prefix: String) -> PathPattern {
         PathPattern(kind: .prefix(prefix), description: "\(prefix)*")

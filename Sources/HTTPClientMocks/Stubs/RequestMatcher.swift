@@ -238,7 +238,7 @@ extension RequestMatcher {
         RequestMatcher(value.map { "header \(name): \($0)" } ?? "header \(name)") { request in
             guard let actual = request.headers[name] else { return "header \(name) is missing" }
             guard let value, actual != value else { return nil }
-            return "header \(name): \(Redaction.header(name, actual)) != \(Redaction.header(name, value))"
+            return "header \(name): \(Redaction.standard.displayValue(ofHeader: name, actual)) != \(Redaction.standard.displayValue(ofHeader: name, value))"
         }
     }
 
@@ -343,14 +343,5 @@ extension RequestMatcher {
         guard !data.isEmpty else { return "(empty)" }
         guard let text = String(data: data.prefix(120), encoding: .utf8) else { return "<\(data.count) bytes>" }
         return "\"" + text + (data.count > 120 ? "…" : "") + "\""
-    }
-}
-
-/// Hides credentials in anything the engine prints.
-enum Redaction {
-    static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"]
-
-    static func header(_ name: String, _ value: String) -> String {
-        sensitiveHeaders.contains(name.lowercased()) ? "<redacted>" : value
     }
 }

@@ -172,7 +172,10 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     /// Decides the answer to `request`: finds the newest matching stub and takes its next
     /// response, or reports the miss. This is the one entry point every transport uses.
-    public func resolve(_ urlRequest: URLRequest) -> Resolution {
+    ///
+    /// - Parameter reportingMisses: `false` for a caller that handles misses itself (a cassette
+    ///   recording new episodes): the miss is then neither reported nor kept.
+    public func resolve(_ urlRequest: URLRequest, reportingMisses: Bool = true) -> Resolution {
         var request = RecordedRequest(urlRequest)
         state.withLock { state in
             request.sequenceNumber = state.requests.count
@@ -186,8 +189,10 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
             return .passthrough(request.urlRequest)
         }
         let report = UnmatchedRequestReport(request: request, registry: self, stubs: stubs)
-        state.withLock { $0.unmatched.append(report) }
-        reporting.report(report.description, location, createdInSwiftTesting)
+        if reportingMisses {
+            state.withLock { $0.unmatched.append(report) }
+            reporting.report(report.description, location, createdInSwiftTesting)
+        }
         return .unmatched(UnmatchedRequestError(report: report))
     }
 

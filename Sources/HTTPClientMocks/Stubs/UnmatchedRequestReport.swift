@@ -41,7 +41,7 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
         var lines = ["Unmatched request in \"\(registryName)\": no stub matches"]
         lines.append("  \(request.method) \(request.url.absoluteString)")
         for field in request.headers {
-            lines.append("  \(field.name): \(Redaction.header(field.name, field.value))")
+            lines.append("  \(field.name): \(Redaction.standard.displayValue(ofHeader: field.name, field.value))")
         }
         if !request.body.isEmpty {
             lines.append("  Body: \(RequestMatcher.excerpt(request.body))")

@@ -1,0 +1,107 @@
+import Foundation
+import HTTPClient
+
+/// A folder of canned responses named by the VOKMockData convention, so an existing
+/// VOKMockData folder works unchanged. It is a source of stubs: ``StubRegistry/serve(_:)``
+/// registers it, and requests are then answered, verified and reported like any stub.
+///
+/// Files are found by probing the candidate names directly (`.http` first, then `.json`); the
+/// folder is never listed, so 10,000 fixtures cost the same as 10.
+public struct FixtureFolder: Sendable, CustomStringConvertible {
+    /// The folder.
+    public let directory: URL
+    /// Whether wildcard names (`?*`, `|*`) are tried, after every exact name.
+    public let wildcards: Bool
+
+    /// A folder on disk.
+    ///
+    /// - Throws: ``FixtureError/notADirectory(_:)`` when `directory` is not a folder.
+    public init(directory: URL, wildcards: Bool = false) throws(FixtureError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .notADirectory(directory.path)
+        }
+        self.directory = directory
+        self.wildcards = wildcards
+    }
+
+    /// A folder inside a bundle, such as a test target's `Bundle.module` with
+    /// `resources: [.copy("Fixtures")]`.
+    public init(bundle: Bundle, subdirectory: String, wildcards: Bool = false) throws(FixtureError) {
+        guard let resources = bundle.resourceURL else { throw .notADirectory("\(bundle.bundlePath)/\(subdirectory)") }
+        try self.init(directory: resources.appendingPathComponent(subdirectory, isDirectory: true), wildcards: wildcards)
+    }
+
+    public var description: String { "fixture folder \(directory.path)" }
+
+    /// The file names (with extension) tried for `request`, in order.
+    public func fileNames(for request: RecordedRequest) -> [String] {
+        let names = FixtureNaming.candidates(for: request, wildcards: wildcards)
+        return names.map { $0 + ".http" } + names.map { $0 + ".json" }
+    }
+
+    /// The first file that exists for `request`, or the names that were tried.
+    public func lookUp(_ request: RecordedRequest) -> Result<URL, FixtureMiss> {
+        let names = fileNames(for: request)
+        for name in names {
+            let file = directory.appendingPathComponent(name, isDirectory: false)
+            if FileManager.default.fileExists(atPath: file.path) { return .success(file) }
+        }
+        return .failure(FixtureMiss(folder: directory.path, triedFileNames: names))
+    }
+
+    /// The response stored in `file`: `.http` parsed strictly, `.json` served as a 200 with
+    /// `Content-Type: application/json`.
+    public static func response(from file: URL) throws(FixtureError) -> MockResponse {
+        if file.pathExtension == "json" {
+            do {
+                return .json(raw: try Data(contentsOf: file))
+            } catch {
+                throw .unreadable(file: file.path, underlying: error)
+            }
+        }
+        return try HTTPResponseFile(contentsOf: file).mockResponse
+    }
+}
+
+/// No fixture file exists for a request: every name that was tried, most specific first.
+public struct FixtureMiss: Error, CustomStringConvertible {
+    public let folder: String
+    public let triedFileNames: [String]
+
+    public var description: String {
+        "no file in \(folder) for this request; tried, most specific first:\n"
+            + triedFileNames.map { "         \($0)" }.joined(separator: "\n")
+    }
+}
+
+extension StubRegistry {
+    /// Answers requests from a fixture folder. The folder is one stub (so newer stubs still win,
+    /// and `verify` counts its calls); a request with no file is unmatched, and the report
+    /// lists every file name that was tried.
+    @discardableResult
+    public func serve(
+        _ fixtures: FixtureFolder,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Stub {
+        let matcher = RequestMatcher(fixtures.description) { request in
+            switch fixtures.lookUp(request) {
+            case .success(let file): .pass(captures: [FixtureFolder.fileCaptureKey: file.path])
+            case .failure(let miss): .fail(reason: miss.description)
+            }
+        }
+        return stub(where: matcher, fileID: fileID, filePath: filePath, line: line, column: column)
+            .respond { request in
+                let path = request.pathParameters[FixtureFolder.fileCaptureKey] ?? ""
+                return try FixtureFolder.response(from: URL(fileURLWithPath: path))
+            }
+            .named(fixtures.description)
+            .allowingUnused()
+    }
+}
+
+extension FixtureFolder {
+    /// The capture that carries the matched file from the matcher to the response, so the file
+    /// is found once per request.
+    static let fileCaptureKey = "fixtureFile"
+}

@@ -1,0 +1,154 @@
+import Foundation
+import HTTPClient
+
+/// A canned response written as text: a status line, header lines, ONE blank line, the body.
+///
+/// ```
+/// HTTP/1.1 201 Created
+/// Content-Type: application/json
+/// Location: /users/7
+///
+/// {"id": 7}
+/// ```
+///
+/// LF and CRLF line ends are both accepted; the split is at the FIRST blank line, so blank lines
+/// inside the body survive; header values are trimmed; repeated headers are kept; the body is
+/// kept byte for byte (binary too). `curl -i` output has the same shape and parses as well,
+/// including its interim `100 Continue` blocks. Anything malformed is a ``FixtureError`` that
+/// names the file and the line.
+public struct HTTPResponseFile: Sendable, Hashable {
+    public var statusCode: Int
+    public var headers: HTTPHeaders
+    public var body: Data
+
+    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Parses `data`; `file` names the source in errors.
+    public init(parsing data: Data, file: String) throws(FixtureError) {
+        var offset = data.startIndex
+        var lineNumber = 1
+        while true {
+            let block = try Self.parseHead(data, from: offset, firstLine: lineNumber, file: file)
+            // curl -i prints interim responses (100 Continue) before the final one.
+            if (100...199).contains(block.statusCode), data[block.bodyStart...].starts(with: Data("HTTP/".utf8)) {
+                offset = block.bodyStart
+                lineNumber = block.nextLine
+                continue
+            }
+            statusCode = block.statusCode
+            headers = block.headers
+            body = Data(data[block.bodyStart...])
+            return
+        }
+    }
+
+    /// Reads and parses the file at `url`.
+    public init(contentsOf url: URL) throws(FixtureError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .unreadable(file: url.path, underlying: error)
+        }
+        try self.init(parsing: data, file: url.path)
+    }
+
+    /// The response a stub serves.
+    public var mockResponse: MockResponse {
+        .status(statusCode, headers: headers, body: body)
+    }
+
+    // MARK: Parsing
+
+    private struct Head {
+        var statusCode: Int
+        var headers: HTTPHeaders
+        var bodyStart: Data.Index
+        var nextLine: Int
+    }
+
+    private static let lineFeed = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
+
+    /// Reads the status line and headers up to the first blank line. Only this part is
+    /// decoded as text; the body is never scanned, so large bodies cost a slice.
+    private static func parseHead(_ data: Data, from start: Data.Index, firstLine: Int, file: String) throws(FixtureError) -> Head {
+        var lineStart = start
+        var lineNumber = firstLine
+        var statusCode: Int?
+        var headers = HTTPHeaders()
+        while lineStart < data.endIndex {
+            let lineEnd = data[lineStart...].firstIndex(of: lineFeed) ?? data.endIndex
+            var contentEnd = lineEnd
+            if contentEnd > lineStart, data[contentEnd - 1] == carriageReturn { contentEnd -= 1 }
+            let next = lineEnd < data.endIndex ? lineEnd + 1 : data.endIndex
+            guard let line = String(data: data[lineStart..<contentEnd], encoding: .utf8) else {
+                throw .malformed(file: file, line: lineNumber, reason: "the line is not UTF-8 text")
+            }
+            if let code = statusCode {
+                if line.isEmpty {
+                    guard lineEnd < data.endIndex else {
+                        return Head(statusCode: code, headers: headers, bodyStart: data.endIndex, nextLine: lineNumber + 1)
+                    }
+                    return Head(statusCode: code, headers: headers, bodyStart: next, nextLine: lineNumber + 1)
+                }
+                guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                    throw .malformed(file: file, line: lineNumber, reason: "the header line \"\(line)\" has no \"Name:\" before a colon")
+                }
+                let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers.add(name: name, value: value)
+            } else {
+                statusCode = try parseStatusLine(line, file: file, line: lineNumber)
+            }
+            guard lineEnd < data.endIndex else { break }
+            lineStart = next
+            lineNumber += 1
+        }
+        guard statusCode != nil else {
+            throw .malformed(file: file, line: lineNumber, reason: "the file is empty: a status line such as \"HTTP/1.1 200 OK\" is required")
+        }
+        throw .malformed(file: file, line: lineNumber + 1,
+                         reason: "no blank line after the headers (one is required, even with no body)")
+    }
+
+    /// `HTTP/1.1 201 Created`, `HTTP/2 200`, `HTTP/1.0 404`: version, code, optional reason.
+    private static func parseStatusLine(_ line: String, file: String, line number: Int) throws(FixtureError) -> Int {
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+        guard let version = parts.first, version.hasPrefix("HTTP/") else {
+            throw .malformed(file: file, line: number,
+                             reason: "\"\(line.prefix(60))\" is not a status line such as \"HTTP/1.1 200 OK\"")
+        }
+        guard parts.count >= 2 else {
+            throw .malformed(file: file, line: number, reason: "the status line \"\(line)\" has no status code")
+        }
+        guard let code = Int(parts[1]), (100...599).contains(code), parts[1].allSatisfy(\.isASCII) else {
+            throw .malformed(file: file, line: number, reason: "the status code \"\(parts[1])\" is not a number in 100...599")
+        }
+        return code
+    }
+}
+
+/// A fixture that cannot be used, with the file and line to fix.
+public enum FixtureError: Error, CustomStringConvertible, LocalizedError, Equatable {
+    case malformed(file: String, line: Int, reason: String)
+    case unreadable(file: String, underlying: any Error)
+    case notADirectory(String)
+
+    public var description: String {
+        switch self {
+        case .malformed(let file, let line, let reason): "\(file):\(line): \(reason)."
+        case .unreadable(let file, let underlying): "\(file): cannot be read (\(underlying))."
+        case .notADirectory(let path): "\(path): the fixture folder does not exist or is not a directory."
+        }
+    }
+
+    public var errorDescription: String? { description }
+
+    public static func == (lhs: FixtureError, rhs: FixtureError) -> Bool {
+        lhs.description == rhs.description
+    }
+}

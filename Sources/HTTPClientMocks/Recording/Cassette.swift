@@ -1,0 +1,265 @@
+import Foundation
+import HTTPClient
+
+/// Recorded HTTP exchanges, stored as versioned, human-diffable JSON (pretty printed, sorted
+/// keys, text bodies readable, binary bodies in base64).
+public struct Cassette: Sendable, Equatable {
+    /// The format version this library writes and reads.
+    public static let currentVersion = 1
+
+    public var interactions: [Interaction]
+
+    public init(interactions: [Interaction] = []) {
+        self.interactions = interactions
+    }
+
+    /// One request and the response it got.
+    public struct Interaction: Sendable, Equatable, Codable {
+        public var request: Request
+        public var response: Response
+        /// Seconds the exchange took when it was recorded.
+        public var duration: TimeInterval
+        public var recordedAt: Date
+
+        public init(request: Request, response: Response, duration: TimeInterval = 0, recordedAt: Date = Date()) {
+            self.request = request
+            self.response = response
+            self.duration = duration
+            self.recordedAt = recordedAt
+        }
+    }
+
+    public struct Request: Sendable, Equatable, Codable {
+        public var method: String
+        public var url: String
+        public var headers: [Header]
+        public var body: Body?
+
+        public init(method: String, url: String, headers: [Header] = [], body: Body? = nil) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    public struct Response: Sendable, Equatable, Codable {
+        public var status: Int
+        public var headers: [Header]
+        public var body: Body?
+
+        public init(status: Int, headers: [Header] = [], body: Body? = nil) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    /// A header as a two-element array `["Name", "value"]`: ordered, repeats kept, one line each.
+    public struct Header: Sendable, Equatable, Codable {
+        public var name: String
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+
+        public init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            name = try container.decode(String.self)
+            value = try container.decode(String.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(name)
+            try container.encode(value)
+        }
+    }
+
+    /// A body: `{"text": "..."}` when it is UTF-8, `{"base64": "..."}` otherwise. Either way the
+    /// bytes come back exactly.
+    public enum Body: Sendable, Equatable, Codable {
+        case text(String)
+        case base64(String)
+
+        public init(_ data: Data) {
+            if let text = String(data: data, encoding: .utf8), Data(text.utf8) == data {
+                self = .text(text)
+            } else {
+                self = .base64(data.base64EncodedString())
+            }
+        }
+
+        /// The bytes, or `nil` when base64 is invalid.
+        public var data: Data? {
+            switch self {
+            case .text(let text): Data(text.utf8)
+            case .base64(let encoded): Data(base64Encoded: encoded)
+            }
+        }
+
+        private enum Key: String, CodingKey { case text, base64 }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            if let text = try container.decodeIfPresent(String.self, forKey: .text) {
+                self = .text(text)
+            } else {
+                self = .base64(try container.decode(String.self, forKey: .base64))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            switch self {
+            case .text(let text): try container.encode(text, forKey: .text)
+            case .base64(let encoded): try container.encode(encoded, forKey: .base64)
+            }
+        }
+    }
+
+    // MARK: Files
+
+    private struct File: Codable {
+        var version: Int
+        var interactions: [Interaction]
+    }
+
+    private struct VersionOnly: Decodable {
+        var version: Int?
+    }
+
+    /// Reads a cassette.
+    ///
+    /// - Throws: ``CassetteError`` naming the file when it cannot be read, is not a cassette,
+    ///   or has a version this library does not know.
+    public init(contentsOf url: URL) throws(CassetteError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .unreadable(file: url.path, underlying: error)
+        }
+        try self.init(data: data, file: url.path)
+    }
+
+    init(data: Data, file: String) throws(CassetteError) {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let version: Int?
+        do {
+            version = try decoder.decode(VersionOnly.self, from: data).version
+        } catch {
+            throw .corrupt(file: file, reason: Self.explain(error))
+        }
+        guard let version else { throw .corrupt(file: file, reason: "it has no \"version\"") }
+        guard version == Self.currentVersion else {
+            throw .unsupportedVersion(file: file, found: version, supported: Self.currentVersion)
+        }
+        do {
+            interactions = try decoder.decode(File.self, from: data).interactions
+        } catch {
+            throw .corrupt(file: file, reason: Self.explain(error))
+        }
+        for (index, interaction) in interactions.enumerated() {
+            if case .base64 = interaction.response.body, interaction.response.body?.data == nil {
+                throw .corrupt(file: file, reason: "interaction \(index + 1) has a response body that is not valid base64")
+            }
+        }
+    }
+
+    /// The JSON text of the cassette.
+    public func encoded() throws(CassetteError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        do {
+            return try encoder.encode(File(version: Self.currentVersion, interactions: interactions))
+        } catch {
+            throw .unwritable(file: "(encoding)", underlying: error)
+        }
+    }
+
+    /// Writes the cassette atomically: to a temporary file beside `url`, then renamed over it,
+    /// so a crash leaves either the old cassette or the new one, never half of one.
+    ///
+    /// - Parameter secrets: Values that must not be written; if one is still in the text
+    ///   (raw, percent-encoded or base64), nothing is written and the error names it.
+    public func write(to url: URL, refusing secrets: [String] = []) throws(CassetteError) {
+        let data = try encoded()
+        if let leaked = Self.firstSecret(secrets, in: data) {
+            throw .secretWouldBeWritten(file: url.path, secretPrefix: String(leaked.prefix(4)))
+        }
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try data.write(to: temporary)
+            if FileManager.default.fileExists(atPath: url.path) {
+                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
+            } else {
+                try FileManager.default.moveItem(at: temporary, to: url)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw .unwritable(file: url.path, underlying: error)
+        }
+    }
+
+    private static func firstSecret(_ secrets: [String], in data: Data) -> String? {
+        let text = String(decoding: data, as: UTF8.self)
+        return secrets.first { secret in
+            guard !secret.isEmpty else { return false }
+            let forms = [secret, secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret,
+                         Data(secret.utf8).base64EncodedString()]
+            return forms.contains { text.contains($0) }
+        }
+    }
+
+    private static func explain(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            return "it is not valid JSON (\(context.debugDescription))"
+        case DecodingError.keyNotFound(let key, let context):
+            return "\"\(key.stringValue)\" is missing at \(path(context))"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "unexpected value at \(path(context)): \(context.debugDescription)"
+        default:
+            return "\(error)"
+        }
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        return path.isEmpty ? "the top level" : path
+    }
+}
+
+/// What can go wrong with a cassette file; every case names the file.
+public enum CassetteError: Error, CustomStringConvertible, LocalizedError {
+    case unreadable(file: String, underlying: any Error)
+    case corrupt(file: String, reason: String)
+    case unsupportedVersion(file: String, found: Int, supported: Int)
+    case unwritable(file: String, underlying: any Error)
+    /// A registered secret is still in the cassette after redaction; nothing was written.
+    case secretWouldBeWritten(file: String, secretPrefix: String)
+    /// The file is not a HAR 1.2 archive.
+    case invalidHAR(file: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let file, let underlying): "\(file): the cassette cannot be read (\(underlying))."
+        case .corrupt(let file, let reason): "\(file): not a valid cassette: \(reason)."
+        case .unsupportedVersion(let file, let found, let supported):
+            "\(file): cassette version \(found) is not supported (this library reads version \(supported))."
+        case .unwritable(let file, let underlying): "\(file): the cassette cannot be written (\(underlying))."
+        case .secretWouldBeWritten(let file, let prefix):
+            "\(file): refusing to write the cassette: it still contains a registered secret (\(prefix)…). Add a redaction rule for it."
+        case .invalidHAR(let file, let reason): "\(file): not a HAR 1.2 file: \(reason)."
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+
+// httpc: send one request with HTTPClient and print the answer, from the network, a fixture
+// folder or a cassette.
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("httpc: \(message)\n".utf8))
+    exit(status)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.isEmpty {
+    fail("a URL is required\n\(Command.usage)", status: 2)
+}
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(Command.usage)
+    exit(0)
+}
+
+let command: Command
+do {
+    command = try Command(arguments: arguments)
+} catch {
+    fail("\(error)\n\(Command.usage)", status: 2)
+}
+
+let session: any URLSessionProtocol
+do {
+    session = try command.makeSession()
+} catch {
+    fail("\(error)", status: 3)
+}
+
+let client = HTTPClient(session: session, validation: .acceptAll)
+let response: HTTPClient.Response
+do {
+    response = try await client.send(command.request)
+} catch {
+    fail(Output.explain(error), status: 3)
+}
+
+print(Output.render(response, includeHeaders: command.includeHeaders))
+if !response.isSuccessful {
+    fail("HTTP \(response.statusCode) from \(response.url?.absoluteString ?? command.url.absoluteString)", status: 1)
+}
