@@ -13,27 +13,12 @@ import HTTPClient
 /// are answered synchronously, like `MockURLSession`; a request the cassette does not have
 /// fails with the stub engine's unmatched report (in modes `none` and `once` with a cassette).
 public final class CassetteSession: URLSessionProtocol, Sendable {
-    /// Which recorded exchanges answer a request: method and URL always (query order ignored,
-    /// redacted values compared redacted); optionally the body and chosen headers.
-    public struct Matching: Sendable {
-        public var body: Bool
-        public var headers: [String]
-
-        public init(body: Bool = false, headers: [String] = []) {
-            self.body = body
-            self.headers = headers
-        }
-
-        /// Method and URL: the default.
-        public static let methodAndURL = Matching()
-    }
-
     public let file: URL
     public let mode: RecordMode
     /// The engine that replays: verify and inspect it as any registry.
     public let stubs: StubRegistry
     let upstream: any URLSessionProtocol
-    let matching: Matching
+    let matching: CassetteMatching
     let redaction: Redaction
     private let recorded: Locked<Cassette>
     /// Whether recorded exchanges are saved: false in replay-only use.
@@ -55,7 +40,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         file: URL,
         mode: RecordMode? = nil,
         upstream: any URLSessionProtocol = URLSession.shared,
-        matching: Matching = .methodAndURL,
+        matching: CassetteMatching = .methodAndURL,
         redaction: Redaction = .standard,
         reporting: FailureReporting = .automatic,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
@@ -86,9 +71,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         }
         let cassette = replays && exists ? try Cassette(contentsOf: file) : Cassette()
         recorded = Locked(cassette)
-        for group in Self.grouped(cassette.interactions, matching: matching, redaction: redaction) {
-            register(group)
-        }
+        stubs.replay(cassette, matching: matching, redaction: redaction)
     }
 
     /// The interactions recorded or loaded so far.
@@ -142,56 +125,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
             try updated.write(to: file, refusing: redaction.secrets)
             cassette = updated
         }
-        if replays { register([interaction]) }
-    }
-
-    // MARK: Replaying through the engine
-
-    private func register(_ group: [Cassette.Interaction]) {
-        guard let first = group.first, let key = Self.normalized(first.request.url) else { return }
-        let stub = stubs.stub(HTTPMethod(rawValue: first.request.method), path: .exact(key.path))
-            .matching(.custom("URL \(key.url)") { [redaction] request in
-                Self.normalized(redaction.redactedURL(request.url.absoluteString))?.url == key.url
-            })
-        if matching.body {
-            stub.matching(.body(first.request.body?.data ?? Data()))
-        }
-        for name in matching.headers {
-            let value = first.request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value
-            stub.matching(value.map { .header(name, $0) } ?? !.header(name))
-        }
-        stub.respond(with: group.map(\.mockResponse)).allowingUnused().named("\(first.request.method) \(key.url)")
-    }
-
-    /// Interactions that answer the same requests, in recorded order: replayed as a sequence.
-    private static func grouped(_ interactions: [Cassette.Interaction], matching: Matching, redaction: Redaction) -> [[Cassette.Interaction]] {
-        var order: [String] = []
-        var groups: [String: [Cassette.Interaction]] = [:]
-        for interaction in interactions {
-            guard let key = normalized(interaction.request.url) else { continue }
-            var id = "\(interaction.request.method.uppercased()) \(key.url)"
-            if matching.body { id += " \(interaction.request.body.map { "\($0)" } ?? "")" }
-            for name in matching.headers {
-                id += " \(interaction.request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value ?? "-")"
-            }
-            if groups[id] == nil { order.append(id) }
-            groups[id, default: []].append(interaction)
-        }
-        return order.compactMap { groups[$0] }
-    }
-
-    /// Scheme, host, port and path, with query items sorted: the same URL whatever the order
-    /// of its query.
-    static func normalized(_ url: String) -> (path: String, url: String)? {
-        guard let components = URLComponents(string: url) else { return nil }
-        let path = components.path.isEmpty ? "/" : components.path
-        var normalized = "\(components.scheme ?? "")://\(components.host ?? "")"
-        if let port = components.port { normalized += ":\(port)" }
-        normalized += components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery, !query.isEmpty {
-            normalized += "?" + query.split(separator: "&").sorted().joined(separator: "&")
-        }
-        return (path, normalized)
+        if replays { stubs.replay(Cassette(interactions: [interaction]), matching: matching, redaction: redaction) }
     }
 
     private static func interaction(_ request: RecordedRequest, _ response: HTTPURLResponse, _ body: Data, duration: TimeInterval) -> Cassette.Interaction {
@@ -205,14 +139,5 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
                 headers: HTTPClient.Response(response, body: nil).headers.map { Cassette.Header(name: $0.name, value: $0.value) },
                 body: body.isEmpty ? nil : Cassette.Body(body)),
             duration: duration)
-    }
-}
-
-extension Cassette.Interaction {
-    /// The recorded response as a stub response.
-    var mockResponse: MockResponse {
-        var headers = HTTPHeaders()
-        for header in response.headers { headers.add(name: header.name, value: header.value) }
-        return .status(response.status, headers: headers, body: response.body?.data ?? Data())
     }
 }

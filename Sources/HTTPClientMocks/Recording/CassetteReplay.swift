@@ -1,0 +1,88 @@
+import Foundation
+import HTTPClient
+
+/// Which recorded exchange answers a request: method and URL always (query order ignored,
+/// redacted values compared redacted); optionally the body and chosen headers.
+public struct CassetteMatching: Sendable {
+    public var body: Bool
+    public var headers: [String]
+
+    public init(body: Bool = false, headers: [String] = []) {
+        self.body = body
+        self.headers = headers
+    }
+
+    /// Method and URL: the default.
+    public static let methodAndURL = CassetteMatching()
+}
+
+extension StubRegistry {
+    /// Serves a cassette's recorded responses through this registry: each distinct request
+    /// becomes one stub (indexed by method and path), answering its recordings in order and
+    /// then repeating the last. Verification and unmatched reports work as for any stub.
+    ///
+    /// - Parameter redaction: Applied to incoming URLs before comparing, so a request carrying
+    ///   a real token matches the recording whose token was redacted.
+    public func replay(_ cassette: Cassette, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard) {
+        // Both sides are redacted alike: a recording made with redaction off (a HAR export)
+        // still matches, and so does a request carrying the real value of a redacted one.
+        let url: @Sendable (String) -> (path: String, url: String)? = { Self.normalized(redaction.redactedURL($0)) }
+        for group in Self.grouped(cassette.interactions, matching: matching, url: url) {
+            guard let first = group.first, let key = url(first.request.url) else { continue }
+            let stub = stub(HTTPMethod(rawValue: first.request.method), path: .exact(key.path))
+                .matching(.custom("URL \(key.url)") { request in
+                    url(request.url.absoluteString)?.url == key.url
+                })
+            if matching.body {
+                stub.matching(.body(first.request.body?.data ?? Data()))
+            }
+            for name in matching.headers {
+                let value = first.request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value
+                stub.matching(value.map { .header(name, $0) } ?? !.header(name))
+            }
+            stub.respond(with: group.map(\.mockResponse)).allowingUnused().named("\(first.request.method) \(key.url)")
+        }
+    }
+
+    /// Interactions that answer the same requests, in recorded order.
+    private static func grouped(
+        _ interactions: [Cassette.Interaction], matching: CassetteMatching, url: (String) -> (path: String, url: String)?
+    ) -> [[Cassette.Interaction]] {
+        var order: [String] = []
+        var groups: [String: [Cassette.Interaction]] = [:]
+        for interaction in interactions {
+            guard let key = url(interaction.request.url) else { continue }
+            var id = "\(interaction.request.method.uppercased()) \(key.url)"
+            if matching.body { id += " \(interaction.request.body.map { "\($0)" } ?? "")" }
+            for name in matching.headers {
+                id += " \(interaction.request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value ?? "-")"
+            }
+            if groups[id] == nil { order.append(id) }
+            groups[id, default: []].append(interaction)
+        }
+        return order.compactMap { groups[$0] }
+    }
+
+    /// Scheme, host, port and path, with query items sorted: the same URL whatever the order
+    /// of its query.
+    static func normalized(_ url: String) -> (path: String, url: String)? {
+        guard let components = URLComponents(string: url) else { return nil }
+        let path = components.path.isEmpty ? "/" : components.path
+        var normalized = "\(components.scheme ?? "")://\(components.host ?? "")"
+        if let port = components.port { normalized += ":\(port)" }
+        normalized += components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery, !query.isEmpty {
+            normalized += "?" + query.split(separator: "&").sorted().joined(separator: "&")
+        }
+        return (path, normalized)
+    }
+}
+
+extension Cassette.Interaction {
+    /// The recorded response as a stub response.
+    var mockResponse: MockResponse {
+        var headers = HTTPHeaders()
+        for header in response.headers { headers.add(name: header.name, value: header.value) }
+        return .status(response.status, headers: headers, body: response.body?.data ?? Data())
+    }
+}
