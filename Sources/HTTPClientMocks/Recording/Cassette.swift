@@ -25,7 +25,8 @@ public struct Cassette: Sendable, Equatable {
             self.request = request
             self.response = response
             self.duration = duration
-            self.recordedAt = recordedAt
+            // The file keeps whole seconds; so does the value, so a written cassette reads back equal.
+            self.recordedAt = Date(timeIntervalSince1970: recordedAt.timeIntervalSince1970.rounded(.down))
         }
     }
 
@@ -197,10 +198,10 @@ public struct Cassette: Sendable, Equatable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try data.write(to: temporary)
-            if FileManager.default.fileExists(atPath: url.path) {
-                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
-            } else {
-                try FileManager.default.moveItem(at: temporary, to: url)
+            // rename(2) replaces the destination in one step on the same file system.
+            // (FileManager.replaceItemAt fails on swift-corelibs-foundation.)
+            guard rename(temporary.path, url.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)

@@ -111,8 +111,8 @@ public struct Redaction: Sendable {
         result.request.url = redactedURL(result.request.url)
         result.request.headers = result.request.headers.map(redacted)
         result.response.headers = result.response.headers.map(redacted)
-        result.request.body = result.request.body.map(redacted)
-        result.response.body = result.response.body.map(redacted)
+        result.request.body = result.request.body.map { redacted($0, contentType: Self.contentType(result.request.headers)) }
+        result.response.body = result.response.body.map { redacted($0, contentType: Self.contentType(result.response.headers)) }
         for rule in customRules { rule(&result) }
         return result
     }
@@ -137,16 +137,29 @@ public struct Redaction: Sendable {
             : Cassette.Header(name: header.name, value: replacingSecrets(in: header.value))
     }
 
-    private func redacted(_ body: Cassette.Body) -> Cassette.Body {
-        guard case .text(var text) = body else {
-            guard !secrets.isEmpty, let data = body.data, let decoded = String(data: data, encoding: .utf8) else { return body }
-            return .text(replacingSecrets(in: decoded))
-        }
-        if !jsonKeys.isEmpty, let json = try? JSONValue(parsing: Data(text.utf8)) {
+    private static func contentType(_ headers: [Cassette.Header]) -> String {
+        headers.first { $0.name.caseInsensitiveEquals("Content-Type") }?.value.lowercased() ?? ""
+    }
+
+    private func redacted(_ body: Cassette.Body, contentType: String) -> Cassette.Body {
+        guard case .text(var text) = body else { return body }
+        if contentType.hasPrefix("application/x-www-form-urlencoded") {
+            text = redactingForm(text)
+        } else if !jsonKeys.isEmpty, let json = try? JSONValue(parsing: Data(text.utf8)) {
             let (hidden, changed) = redactingJSON(json)
             if changed { text = hidden.description }
         }
         return .text(replacingSecrets(in: text))
+    }
+
+    /// Form fields named like query parameters or JSON keys to hide (`password=...`).
+    private func redactingForm(_ text: String) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = (String(parts[0]).removingPercentEncoding ?? String(parts[0])).lowercased()
+            guard parts.count == 2, queryParameters.contains(name) || jsonKeys.contains(name) else { return String(pair) }
+            return "\(parts[0])=\(Self.placeholder)"
+        }.joined(separator: "&")
     }
 
     private func redactingJSON(_ value: JSONValue) -> (JSONValue, Bool) {

@@ -1,0 +1,89 @@
+import Foundation
+import HTTPClient
+@testable import HTTPClientMocks
+import Testing
+
+@Suite("VOKMockData fixture names")
+struct FixtureNamingTests {
+    func names(
+        _ method: String, _ url: String, contentType: String? = nil, body: String? = nil, wildcards: Bool = false
+    ) -> [String] {
+        let recorded = RecordedRequest(request(method, url, headers: contentType.map { ["Content-Type": $0] } ?? [:],
+                                               body: body.map { Data($0.utf8) }))
+        return FixtureNaming.candidates(for: recorded, wildcards: wildcards)
+    }
+
+    @Test func sha256MatchesTheStandardVectors() {
+        #expect(SHA256.hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex(String(repeating: "a", count: 1_000)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+    }
+
+    @Test func theWorkedExample() {
+        let bodyHash = SHA256.hex(#"{"abc":"def"}"#)
+        let queryHash = SHA256.hex("baz=bat")
+        #expect(names("POST", "https://h/foo/bar?baz=bat", contentType: "application/json", body: #"{"abc":"def"}"#) == [
+            "POST|-foo-bar?baz=bat|d3-abc3-defe",
+            "POST|-foo-bar?baz=bat|\(bodyHash)",
+            "POST|-foo-bar?\(queryHash)|d3-abc3-defe",
+            "POST|-foo-bar?\(queryHash)|\(bodyHash)",
+        ])
+    }
+
+    @Test func thePathIsPercentDecodedWithoutTrailingSlash() {
+        #expect(names("GET", "https://h/users/john%20doe/") == ["GET|-users-john doe"])
+        #expect(names("GET", "https://h/") == ["GET|-"])
+        #expect(names("GET", "https://h") == ["GET|-"])
+    }
+
+    @Test func theQueryIsRawThenHashed() {
+        #expect(names("GET", "https://h/s?q=a%20b&x=1") == ["GET|-s?q=a%20b&x=1", "GET|-s?\(SHA256.hex("q=a%20b&x=1"))"])
+    }
+
+    @Test func onlyPostPutAndPatchHaveABodyPart() {
+        let emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        #expect(names("POST", "https://h/x") == ["POST|-x|\(emptyHash)"])
+        #expect(names("PUT", "https://h/x", body: "raw") == ["PUT|-x|\(SHA256.hex("raw"))"])
+        #expect(names("PATCH", "https://h/x", body: "raw").count == 1)
+        #expect(names("DELETE", "https://h/x", body: "ignored") == ["DELETE|-x"])
+        #expect(names("GET", "https://h/x", body: "ignored") == ["GET|-x"])
+    }
+
+    @Test func formBodiesAreUsedAsText() {
+        #expect(names("POST", "https://h/login", contentType: "application/x-www-form-urlencoded; charset=utf-8", body: "user=ada&pw=1") == [
+            "POST|-login|user=ada&pw=1", "POST|-login|\(SHA256.hex("user=ada&pw=1"))",
+        ])
+    }
+
+    @Test func jsonBodiesAreBencodedWithSortedKeysThenPercentEncoded() {
+        let body = #"{"z": [1, 2.9, true, false], "a": {"b": "x y"}, "é": "ü"}"#
+        let first = names("POST", "https://h/j", contentType: "application/json", body: body).first
+        // d 1:a d 1:b 3:x y e 1:z l i1e i2e i1e i0e e 2:é 2:ü e, keys by UTF-8 byte order
+        #expect(first == "POST|-j|d1-ad1-b3-x%20ye1-zli1ei2ei1ei0ee2-%C3%A92-%C3%BCe")
+    }
+
+    @Test func jsonWithNullLeavesOnlyTheHash() {
+        let body = #"{"a": null}"#
+        #expect(names("POST", "https://h/j", contentType: "application/json", body: body) == ["POST|-j|\(SHA256.hex(body))"])
+    }
+
+    @Test func candidateOrderIsRawQueryThenHashedQueryTimesBodyTextThenHash() {
+        let found = names("PUT", "https://h/p?a=1", contentType: "application/x-www-form-urlencoded", body: "k=v")
+        let q = SHA256.hex("a=1"), b = SHA256.hex("k=v")
+        #expect(found == ["PUT|-p?a=1|k=v", "PUT|-p?a=1|\(b)", "PUT|-p?\(q)|k=v", "PUT|-p?\(q)|\(b)"])
+    }
+
+    @Test func wildcardsComeLastAndOnlyWhenEnabled() {
+        let q = SHA256.hex("a=1"), b = SHA256.hex("k=v")
+        let both = names("POST", "https://h/p?a=1", contentType: "application/x-www-form-urlencoded", body: "k=v", wildcards: true)
+        #expect(Array(both.dropFirst(4)) == ["POST|-p?a=1|*", "POST|-p?\(q)|*", "POST|-p?*|k=v", "POST|-p?*|\(b)", "POST|-p?*|*"])
+        #expect(names("GET", "https://h/p?a=1", wildcards: true).last == "GET|-p?*")
+        #expect(names("POST", "https://h/p", body: "x", wildcards: true).last == "POST|-p|*")
+        #expect(!names("GET", "https://h/p?a=1").contains { $0.contains("*") })
+    }
+
+    @Test func namesOver250CharactersAreDroppedThenSlashesAndColonsBecomeDashes() {
+        let longQuery = "q=" + String(repeating: "x", count: 260)
+        #expect(names("GET", "https://h/a:b/c?\(longQuery)") == ["GET|-a-b-c?\(SHA256.hex(longQuery))"])
+    }
+}
