@@ -20,7 +20,7 @@ let package = Package(
             name: "HTTPClientMocksTests",
             // httpc is a dependency so that `swift test` builds the binary its tests launch.
             dependencies: ["HTTPClient", "HTTPClientMocks", "httpc"],
-            resources: [.copy("Fixtures")]),
+            resources: [.copy("Fixtures"), .copy("Cassettes")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -167,3 +167,35 @@ struct RequestID: Interceptor {
     #expect(log.value?.statusCode == 200)
     #expect(log.value?.requestHeaders["Authorization"] == "<redacted>")
 }
+
+@Test func servesAFixtureFolder() async throws {
+    let stubs = StubRegistry()
+    stubs.serve(try FixtureFolder(bundle: .module, subdirectory: "Fixtures"))
+    let client = HTTPClient(session: MockURLSession(stubs: stubs))
+
+    let response = try await client.get(try #require(URL(string: "https://api.example.com/bundled")))
+
+    #expect(response.statusCode == 200)
+}
+
+@Test func replaysACassette() async throws {
+    let file = try #require(Bundle.module.url(forResource: "users", withExtension: "json", subdirectory: "Cassettes"))
+    let session = try CassetteSession(file: file, mode: .none, redaction: .standard.secret("my-api-token"))
+    let client = HTTPClient(session: session, headers: ["Authorization": "Bearer my-api-token"])
+
+    let url = try #require(URL(string: "https://api.example.com/users/1?api_key=my-api-key"))
+    let user = try await client.get(url, as: User.self)
+
+    #expect(user.name == "Ada Lovelace")
+    #expect(session.stubs.requests.count == 1)
+}
+
+func makeAppClient() throws -> HTTPClient {
+    // HTTPCLIENT_FIXTURES or HTTPCLIENT_CASSETTE in the launch environment: canned answers.
+    // Neither: URLSession.shared.
+    HTTPClient(session: try StubEnvironment.session(), baseURL: URL(string: "https://api.example.com"))
+}
+
+@Test func theAppClientUsesTheRealSessionByDefault() throws {
+    #expect(try makeAppClient().session is URLSession)
+}

@@ -26,10 +26,27 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     /// Whether known exchanges are replayed: false when re-recording everything.
     private let replays: Bool
 
+    /// Opens the cassette at `file` in the mode `HTTPCLIENT_RECORD_MODE` names (`.none` when it
+    /// is not set), so a developer can re-record without editing the test.
+    ///
+    /// - Throws: ``RecordModeError`` for an unknown mode name; otherwise as
+    ///   ``init(file:mode:upstream:matching:redaction:reporting:fileID:filePath:line:column:)``.
+    public convenience init(
+        file: URL,
+        upstream: any URLSessionProtocol = URLSession.shared,
+        matching: CassetteMatching = .methodAndURL,
+        redaction: Redaction = .standard,
+        reporting: FailureReporting = .automatic,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) throws {
+        try self.init(file: file, mode: RecordMode.fromEnvironment(), upstream: upstream, matching: matching, redaction: redaction,
+                      reporting: reporting, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
     /// Opens (or prepares to record) the cassette at `file`.
     ///
     /// - Parameters:
-    ///   - mode: When to record; by default `HTTPCLIENT_RECORD_MODE`, else `.none`.
+    ///   - mode: When to record.
     ///   - upstream: The real session requests go to when recording.
     ///   - matching: What a recorded exchange must match besides method and URL.
     ///   - redaction: What is hidden before anything is written; on by default.
@@ -38,14 +55,13 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     ///   cassette, naming the file.
     public init(
         file: URL,
-        mode: RecordMode? = nil,
+        mode: RecordMode,
         upstream: any URLSessionProtocol = URLSession.shared,
         matching: CassetteMatching = .methodAndURL,
         redaction: Redaction = .standard,
         reporting: FailureReporting = .automatic,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) throws {
-        let mode = try mode ?? RecordMode.fromEnvironment()
         let exists = FileManager.default.fileExists(atPath: file.path)
         self.file = file
         self.mode = mode
