@@ -161,6 +161,20 @@ struct CassetteTests {
         #expect(text.contains(#"\"token_type\":\"bearer\""#))
     }
 
+    @Test func credentialsTheServerEchoesAreHiddenEverywhere() async throws {
+        let api = try #require(upstream.stubs)
+        api.stub(.get, "/debug").respond { request in
+            .text("saw \(request.headers["Authorization"] ?? "") and \(request.url.query ?? "") and \(request.headers["Cookie"] ?? "")")
+        }
+        let client = HTTPClient(session: try session(.all), headers: ["Authorization": "Bearer echo-token-31", "Cookie": "a=1; sid=echo-cookie-9"])
+        _ = try await client.get(testURL("https://h/debug?token=echo-query-7"))
+        let text = try text()
+        for secret in ["echo-token-31", "echo-cookie-9", "echo-query-7"] {
+            #expect(!text.contains(secret), "\(secret) leaked through the response body")
+        }
+        #expect(text.contains("saw REDACTED and token=REDACTED and REDACTED"))
+    }
+
     @Test func aRequestWithTheRealKeyStillMatchesItsRedactedRecording() async throws {
         _ = try await HTTPClient(session: try session(.all)).get(testURL("https://h/users/5?api_key=real-key"))
         #expect(try text().contains("api_key=REDACTED"))

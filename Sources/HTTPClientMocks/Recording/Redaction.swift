@@ -106,7 +106,63 @@ public struct Redaction: Sendable {
     }
 
     /// `interaction` with every rule applied.
+    ///
+    /// A value hidden in one place is hidden everywhere in the interaction: servers echo
+    /// credentials (a debug endpoint returning the request headers, a token in a redirect URL),
+    /// and a rule that only looked at the header would let the copy in the body through.
     public func apply(to interaction: Cassette.Interaction) -> Cassette.Interaction {
+        var scrubbing = self
+        scrubbing.secrets += hiddenValues(in: interaction).filter { $0.count >= 4 }
+        return scrubbing.applyRules(to: interaction)
+    }
+
+    /// The original values the rules hide: sensitive headers and query, form and JSON values.
+    private func hiddenValues(in interaction: Cassette.Interaction) -> [String] {
+        var values: [String] = []
+        for header in interaction.request.headers + interaction.response.headers where redactsHeader(header.name) {
+            values.append(header.value)
+            // A cookie's value without its name, and a bearer token without its scheme.
+            for part in header.value.split(separator: ";") {
+                if let equals = part.firstIndex(of: "=") { values.append(String(part[part.index(after: equals)...])) }
+            }
+            if let space = header.value.firstIndex(of: " ") { values.append(String(header.value[header.value.index(after: space)...])) }
+        }
+        if let items = URLComponents(string: interaction.request.url)?.queryItems {
+            values += items.filter { queryParameters.contains($0.name.lowercased()) }.compactMap(\.value)
+        }
+        for body in [interaction.request.body, interaction.response.body] {
+            guard case .text(let text)? = body else { continue }
+            if let json = try? JSONValue(parsing: Data(text.utf8)) {
+                values += jsonValues(in: json)
+            } else {
+                for pair in text.split(separator: "&") {
+                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    guard parts.count == 2 else { continue }
+                    let name = (String(parts[0]).removingPercentEncoding ?? String(parts[0])).lowercased()
+                    if queryParameters.contains(name) || jsonKeys.contains(name) {
+                        values.append(String(parts[1]).removingPercentEncoding ?? String(parts[1]))
+                    }
+                }
+            }
+        }
+        return values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0 != Self.placeholder }
+    }
+
+    private func jsonValues(in value: JSONValue) -> [String] {
+        switch value {
+        case .object(let members):
+            return members.flatMap { key, member -> [String] in
+                if jsonKeys.contains(key.lowercased()), case .string(let text) = member { return [text] }
+                return jsonValues(in: member)
+            }
+        case .array(let items):
+            return items.flatMap(jsonValues)
+        default:
+            return []
+        }
+    }
+
+    private func applyRules(to interaction: Cassette.Interaction) -> Cassette.Interaction {
         var result = interaction
         result.request.url = redactedURL(result.request.url)
         result.request.headers = result.request.headers.map(redacted)
@@ -187,7 +243,8 @@ public struct Redaction: Sendable {
     }
 
     private func replacingSecrets(in text: String) -> String {
-        secrets.reduce(text) { text, secret in
+        // Longest first, so a value is never half-replaced by a shorter one it contains.
+        secrets.sorted { $0.count > $1.count }.reduce(text) { text, secret in
             var result = text.replacingOccurrences(of: secret, with: Self.placeholder)
             if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
                 result = result.replacingOccurrences(of: encoded, with: Self.placeholder)

@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Real-server tests for HTTPClient, kept out of the root package so its users never fetch
+// SwiftNIO. `LoopbackServer` is a library so the Benchmarks package can reuse the same server.
+let package = Package(
+    name: "IntegrationTests",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "LoopbackServer", targets: ["LoopbackServer"]),
+    ],
+    dependencies: [
+        // Named, so `.product(package: "HTTPClient")` works whatever the checkout's folder is called.
+        .package(name: "HTTPClient", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+    ],
+    targets: [
+        .target(
+            name: "LoopbackServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "LoopbackServer",
+                .product(name: "HTTPClient", package: "HTTPClient"),
+                .product(name: "HTTPClientMocks", package: "HTTPClient"),
+            ]),
+    ],
+    swiftLanguageModes: [.v6]
+)
