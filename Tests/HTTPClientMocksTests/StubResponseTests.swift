@@ -125,6 +125,26 @@ struct StubResponseTests {
         #expect(stubs.firstMatch(for: RecordedRequest(request("POST", "https://h/items/9876"))) == nil)
     }
 
+    @Test func tenThousandTemplatesAreFoundThroughTheFirstSegmentIndex() {
+        for index in 0..<10_000 { stubs.stub(.get, "/items\(index)/{id}") }
+        #expect(stubs.firstMatch(for: RecordedRequest(request("GET", "https://h/items0/7")))?.id == 0)
+        #expect(stubs.firstMatch(for: RecordedRequest(request("GET", "https://h/items9999/7")))?.id == 9_999)
+        #expect(stubs.firstMatch(for: RecordedRequest(request("GET", "https://h/items10000/7"))) == nil)
+    }
+
+    @Test func indexedAndScannedStubsStillCompeteByAge() {
+        let get = RecordedRequest(request("GET", "https://h/users/1"))
+        let scanned = stubs.stub(.get, "/{kind}/1")
+        #expect(stubs.firstMatch(for: get) === scanned)
+        let bySegment = stubs.stub(.get, path: .prefix("/users/"))
+        #expect(stubs.firstMatch(for: get) === bySegment)
+        let partialPrefix = stubs.stub(.get, path: .prefix("/us"))
+        #expect(stubs.firstMatch(for: get) === partialPrefix)
+        let anyMethod = stubs.stub("/users/{id}")
+        #expect(stubs.firstMatch(for: get) === anyMethod)
+        #expect(stubs.firstMatch(for: RecordedRequest(request("GET", "https://h/usersX/1"))) === partialPrefix)
+    }
+
     @Test func queueAndNextValuesOfMockURLSessionStillComeFirst() async throws {
         stubs.stub(.get, "/q").respond(.status(201))
         let session = MockURLSession(stubs: stubs)

@@ -59,6 +59,33 @@ public struct PathPattern: Sendable, Hashable, ExpressibleByStringLiteral, Custo
         return nil
     }
 
+    /// The first path segment every matching path starts with, when the pattern fixes one:
+    /// `items` for `/items/{id}` and for the prefix `/items/`, nil for `/{kind}/1` or the
+    /// prefix `/it`. Lets the registry index templates and prefixes too.
+    var fixedFirstSegment: String? {
+        switch kind {
+        case .exact:
+            return nil
+        case .template(let segments):
+            guard segments.count > 1, segments[0] == .literal(""), case .literal(let first) = segments[1], !first.isEmpty else {
+                return nil
+            }
+            return first
+        case .prefix(let prefix):
+            let parts = prefix.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+            // "/items/..." has ["", "items/..."]: the first segment is complete only if a "/" follows it.
+            guard parts.count == 2, parts[0].isEmpty, let end = parts[1].firstIndex(of: "/"), end != parts[1].startIndex else {
+                return nil
+            }
+            return String(parts[1][..<end])
+        }
+    }
+
+    /// The first segment of a request path: `items` for `/items/42`.
+    static func firstSegment(of path: String) -> Substring {
+        path.dropFirst().prefix { $0 != "/" }
+    }
+
     /// The captures when `path` matches (empty for exact and prefix patterns), else `nil`.
     func match(_ path: String) -> [String: String]? {
         switch kind {

@@ -29,8 +29,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     private struct State {
         var nextID = 0
         var stubs: [Stub] = []
-        /// Stubs whose method and exact path are known, by `METHOD path` (or `* path`), in
-        /// registration order: found without scanning.
+        /// Stubs found without scanning, in registration order: by `METHOD path` when the path
+        /// is exact, by `METHOD /segment/*` when a template or prefix fixes the first segment
+        /// (`*` for any method).
         var indexed: [String: [Stub]] = [:]
         /// Every other stub, in registration order.
         var scanned: [Stub] = []
@@ -119,7 +120,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     private func register(_ method: HTTPMethod?, _ path: PathPattern, also conditions: [RequestMatcher], site: CallSite) -> Stub {
         let all = (method.map { [RequestMatcher.method($0)] } ?? []) + [.path(path)] + conditions
         let matcher = all.dropFirst().reduce(all[0], &&)
-        let key = path.exactPath.map { "\(method?.rawValue ?? "*") \($0)" }
+        let methodKey = method?.rawValue ?? "*"
+        let key = path.exactPath.map { "\(methodKey) \($0)" } ?? path.fixedFirstSegment.map { "\(methodKey) /\($0)/*" }
         return register(matcher, indexKey: key, site: site)
     }
 
@@ -208,13 +210,15 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         return found
     }
 
-    /// The stubs that could match: the indexed buckets for the request's method and path
-    /// (merged by id), and every stub that is not indexed.
+    /// The stubs that could match: the indexed buckets for the request's method, path and
+    /// first segment (merged by id), and every stub that is not indexed.
     private func candidates(for request: RecordedRequest) -> (indexed: [Stub], scanned: [Stub]) {
-        state.withLock { state in
-            let exact = state.indexed["\(request.method.rawValue) \(request.path)"] ?? []
-            let anyMethod = state.indexed["* \(request.path)"] ?? []
-            let indexed = anyMethod.isEmpty ? exact : exact.isEmpty ? anyMethod : (exact + anyMethod).sorted { $0.id < $1.id }
+        let method = request.method.rawValue
+        let segment = PathPattern.firstSegment(of: request.path)
+        let keys = ["\(method) \(request.path)", "* \(request.path)", "\(method) /\(segment)/*", "* /\(segment)/*"]
+        return state.withLock { state in
+            var buckets = keys.compactMap { state.indexed[$0] }
+            let indexed = buckets.count <= 1 ? (buckets.popLast() ?? []) : buckets.joined().sorted { $0.id < $1.id }
             return (indexed, state.scanned)
         }
     }

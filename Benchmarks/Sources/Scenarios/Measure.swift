@@ -1,0 +1,56 @@
+import Foundation
+
+/// Timing for the ratio table: the median of several rounds, each round timing `iterations`
+/// runs of the operation, so one noisy round cannot skew a row.
+public enum Measure {
+    /// Seconds per operation.
+    public static func perOperation(iterations: Int, rounds: Int = 5, _ operation: () -> Void) -> Double {
+        for _ in 0..<min(iterations, 1_000) { operation() }  // warm up
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<iterations { operation() }
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(iterations))
+        }
+        return samples.sorted()[samples.count / 2]
+    }
+
+    /// Seconds per operation, for operations that must be awaited.
+    public static func perOperation(iterations: Int, rounds: Int = 5, _ operation: () async throws -> Void) async rethrows -> Double {
+        for _ in 0..<min(iterations, 50) { try await operation() }
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<iterations { try await operation() }
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(iterations))
+        }
+        return samples.sorted()[samples.count / 2]
+    }
+
+    /// The peak resident memory of this process so far, in bytes (Linux and Darwin).
+    public static func peakResidentBytes() -> Int {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        #if canImport(Darwin)
+        return Int(usage.ru_maxrss)          // bytes on Darwin
+        #else
+        return Int(usage.ru_maxrss) * 1024   // kilobytes on Linux
+        #endif
+    }
+
+    /// The resident memory now, in bytes.
+    public static func residentBytes() -> Int {
+        #if os(Linux)
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+            let pages = Int(statm.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        #else
+        return peakResidentBytes()
+        #endif
+    }
+}

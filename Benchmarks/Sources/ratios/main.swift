@@ -1,0 +1,148 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import LoopbackServer
+import Scenarios
+
+// Prints the side-by-side table of BENCHMARKS.md from ONE run, so ratios compare numbers taken
+// on the same machine at the same time. `--smoke` runs every scenario briefly (for CI: it
+// checks they work, not how fast they are).
+
+let arguments = CommandLine.arguments
+let smoke = arguments.contains("--smoke")
+
+func iterations(_ full: Int) -> Int { smoke ? max(1, full / 100) : full }
+
+func formatTime(_ seconds: Double) -> String {
+    switch seconds {
+    case ..<1e-6: String(format: "%.0f ns", seconds * 1e9)
+    case ..<1e-3: String(format: "%.2f µs", seconds * 1e6)
+    case ..<1: String(format: "%.2f ms", seconds * 1e3)
+    default: String(format: "%.2f s", seconds)
+    }
+}
+
+func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2fx", a / b) }
+
+// MARK: The peak-memory child: a fresh process, so its peak is this request's alone.
+
+if let index = arguments.firstIndex(of: "--peak-memory-child"), index + 1 < arguments.count, let size = Int(arguments[index + 1]) {
+    let server = try await LoopbackServer.start()
+    let client = HTTPClient(session: URLSession(configuration: .ephemeral), baseURL: server.baseURL)
+    _ = try await client.send(.get("bytes/1024"))  // load everything the request path needs first
+    let baseline = Measure.residentBytes()
+    let response = try await client.send(.get("bytes/\(size)"))
+    guard response.body.count == size else { fatalError("short body: \(response.body.count) of \(size)") }
+    print("\(Measure.peakResidentBytes() - baseline)")
+    try await server.stop()
+    exit(0)
+}
+
+var rows: [(String, String, String, String)] = []  // scenario, measured, ratio, target
+@MainActor func row(_ scenario: String, _ measured: String, _ ratio: String, _ target: String) {
+    rows.append((scenario, measured, ratio, target))
+    FileHandle.standardError.write(Data("  measured: \(scenario): \(measured) \(ratio)\n".utf8))
+}
+
+// 1-2
+let mocked = Measure.perOperation(iterations: iterations(200_000), Scenarios.mockedGet())
+let floorTime = Measure.perOperation(iterations: iterations(200_000), Scenarios.floor())
+row("(2) floor: URLRequest + HTTPURLResponse + closure", formatTime(floorTime), "1.00x", "")
+row("(1) `HTTPClient.get` through `MockURLSession`", formatTime(mocked), "\(ratio(mocked, floorTime)) of (2)", "<= 1.5x (2)")
+
+// 3-4
+let canned = Scenarios.cannedURLProtocolSession()
+let pingURL = URL(string: "https://api.example.com/users/1") ?? URL(fileURLWithPath: "/")
+let rawCanned = await Measure.perOperation(iterations: iterations(3_000)) { await Scenarios.rawGet(canned, pingURL) }
+let (stubbedClient, stubbedRegistry) = Scenarios.stubbedURLProtocolClient()
+let stubbed = try await Measure.perOperation(iterations: iterations(3_000)) { _ = try await stubbedClient.get(pingURL) }
+withExtendedLifetime(stubbedRegistry) {}  // the session's registry must outlive its requests
+row("(3) raw `URLSession` + minimal canned `URLProtocol`", formatTime(rawCanned), "(3) is \(ratio(rawCanned, mocked)) of (1)", "(1) >= 50x faster")
+row("(4) `HTTPClient.get` through the stub `URLProtocol`", formatTime(stubbed), "\(ratio(stubbed, rawCanned)) of (3)", "<= 1.1x (3)")
+
+// 5
+for templates in [false, true] {
+    let (stubs, newest, oldest) = Scenarios.registryWithTenThousandStubs(templates: templates)
+    let kind = templates ? "templates" : "exact routes"
+    let newestTime = Measure.perOperation(iterations: iterations(templates ? 2_000 : 200_000)) { _ = stubs.firstMatch(for: newest) }
+    let oldestTime = Measure.perOperation(iterations: iterations(templates ? 2_000 : 200_000)) { _ = stubs.firstMatch(for: oldest) }
+    row("(5) match among 10,000 stubs, \(kind), newest / oldest", "\(formatTime(newestTime)) / \(formatTime(oldestTime))", "", "about 1 µs")
+}
+
+// 6
+let server = try await LoopbackServer.start()
+let loopbackSession = URLSession(configuration: .ephemeral)
+let loopbackClient = HTTPClient(session: loopbackSession, baseURL: server.baseURL)
+let smallURL = server.baseURL.appendingPathComponent("bytes/100")
+let rawLoopback = await Measure.perOperation(iterations: iterations(400)) { await Scenarios.rawGet(loopbackSession, smallURL) }
+let clientLoopback = try await Measure.perOperation(iterations: iterations(400)) { _ = try await loopbackClient.get(smallURL) }
+row("(6) loopback GET, sequential: raw `URLSession` / `HTTPClient`", "\(formatTime(rawLoopback)) / \(formatTime(clientLoopback))",
+    "\(ratio(clientLoopback, rawLoopback)) of raw", "<= 1.03x raw")
+let concurrency = 64
+let rawConcurrent = await Measure.perOperation(iterations: iterations(10)) {
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<concurrency { group.addTask { await Scenarios.rawGet(loopbackSession, smallURL) } }
+    }
+} / Double(concurrency)
+let clientConcurrent = try await Measure.perOperation(iterations: iterations(10)) {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<concurrency { group.addTask { _ = try await loopbackClient.get(smallURL) } }
+        try await group.waitForAll()
+    }
+} / Double(concurrency)
+row("(6) loopback GET, 64 concurrent (per request): raw / `HTTPClient`", "\(formatTime(rawConcurrent)) / \(formatTime(clientConcurrent))",
+    "\(ratio(clientConcurrent, rawConcurrent)) of raw", "<= 1.03x raw")
+try await server.stop()
+
+// 7
+let bodySize = smoke ? 10 << 20 : 100 << 20
+let child = Process()
+child.executableURL = URL(fileURLWithPath: arguments[0])
+child.arguments = ["--peak-memory-child", String(bodySize)]
+let pipe = Pipe()
+child.standardOutput = pipe
+try child.run()
+let childOutput = pipe.fileHandleForReading.readDataToEndOfFile()
+child.waitUntilExit()
+let peak = Double(String(decoding: childOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
+row("(7) peak memory above baseline, \(bodySize >> 20) MB body through `HTTPClient` (loopback)",
+    String(format: "%.0f MB", peak / 1_048_576), String(format: "%.2fx the body", peak / Double(bodySize)), "<= 1.5x the body")
+
+// 8
+let fileSize = smoke ? 4 << 20 : 64 << 20
+let file = Scenarios.httpFile(bodySize: fileSize)
+let parse = Measure.perOperation(iterations: iterations(20)) {
+    _ = try? HTTPResponseFile(parsing: file, file: "bench.http")
+}
+row("(8) `.http` parsing, \(fileSize >> 20) MB body", String(format: "%.0f MB/s", Double(file.count) / parse / 1_048_576), "", ">= 100 MB/s")
+
+let folder = try Scenarios.fixtureFolder(files: 10_000)
+let hit = RecordedRequest(URLRequest(url: URL(string: "https://api.example.com/items/9876") ?? pingURL))
+let miss = RecordedRequest(URLRequest(url: URL(string: "https://api.example.com/nothing/here?q=1") ?? pingURL))
+let hitTime = Measure.perOperation(iterations: iterations(20_000)) { _ = folder.lookUp(hit) }
+let missTime = Measure.perOperation(iterations: iterations(20_000)) { _ = folder.lookUp(miss) }
+row("(8) fixture lookup in a folder of 10,000 files: found / missed", "\(formatTime(hitTime)) / \(formatTime(missTime))", "", "tens of µs")
+
+let cassette = try Scenarios.cassetteFile(interactions: 10_000)
+let load = try await Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) {
+    _ = try CassetteSession(file: cassette, mode: .none, reporting: .disabled)
+}
+row("(8) loading a 10,000-interaction cassette (parse + register)", formatTime(load), "", "< 1 s")
+
+// MARK: The table
+
+#if DEBUG
+let configuration = "debug build: numbers are NOT representative (use -c release)"
+#else
+let configuration = "release build"
+#endif
+print("""
+    HTTPClient benchmark ratios, \(smoke ? "SMOKE pass (few iterations)" : "full pass"), \(configuration)
+    \(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)
+
+    | scenario | measured | ratio | target |
+    | --- | --- | --- | --- |
+    """)
+for (scenario, measured, ratio, target) in rows {
+    print("| \(scenario) | \(measured) | \(ratio) | \(target) |")
+}
