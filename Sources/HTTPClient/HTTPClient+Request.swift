@@ -127,12 +127,14 @@ extension HTTPClient {
     public func makeURLRequest(for request: Request) throws(HTTPClientError) -> URLRequest {
         let url = try URLBuilder.url(for: request.target, query: request.query, baseURL: baseURL)
         var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = request.method.rawValue
+        // GET is URLRequest's default; the setter costs a locale-aware string comparison on
+        // Linux, most of a mocked round trip.
+        if request.method != .get { urlRequest.httpMethod = request.method.rawValue }
         if let timeout = request.timeout ?? timeout {
             urlRequest.timeoutInterval = timeout
         }
         var headers = self.headers
-        headers.merge(request.headers)
+        if !request.headers.isEmpty { headers.merge(request.headers) }
         if let body = request.body {
             let (data, contentType) = try encode(body)
             urlRequest.httpBody = data

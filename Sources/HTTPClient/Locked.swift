@@ -1,27 +1,93 @@
-import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A value guarded by a lock: the one way mutable state is shared across threads in this package.
 ///
-/// `package` so that `HTTPClientMocks` uses the same box; it is not part of the public API.
-package final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
+/// One allocation holds both the value and the lock (an `os_unfair_lock` on Darwin, a
+/// `pthread_mutex_t` elsewhere): `NSLock` costs several allocations on Linux, and the mocked
+/// round trip creates a box per request. `package` so that `HTTPClientMocks` uses the same box;
+/// it is not part of the public API.
+///
+/// `@inlinable` so that each use is specialised in the module that uses it: otherwise every
+/// call looks up the generic metadata of `Storage` at run time.
+package struct Locked<Value>: @unchecked Sendable {
+    @usableFromInline let storage: Storage
 
+    @inlinable
     package init(_ value: Value) {
-        self.value = value
+        storage = Storage.make(value)
     }
 
     /// Runs `body` with exclusive access to the value. Never call back into user code from
     /// `body`: take what you need out, then call it after the lock is released.
-    @discardableResult
+    @inlinable @discardableResult
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try storage.withUnsafeMutablePointers { value, lock in
+            Storage.lock(lock)
+            defer { Storage.unlock(lock) }
+            return try body(&value.pointee)
+        }
     }
 
     /// A snapshot of the value.
+    @inlinable
     package var current: Value {
         withLock { $0 }
     }
+
+    @usableFromInline
+    final class Storage: ManagedBuffer<Value, LockPrimitive> {
+        @inlinable
+        static func make(_ value: Value) -> Storage {
+            let buffer = create(minimumCapacity: 1) { _ in value }
+            let storage = unsafeDowncast(buffer, to: Storage.self)
+            storage.withUnsafeMutablePointerToElements { lock in
+                #if canImport(Darwin)
+                lock.initialize(to: os_unfair_lock())
+                #else
+                lock.initialize(to: pthread_mutex_t())
+                pthread_mutex_init(lock, nil)
+                #endif
+            }
+            return storage
+        }
+
+        @inlinable
+        static func lock(_ lock: UnsafeMutablePointer<LockPrimitive>) {
+            #if canImport(Darwin)
+            os_unfair_lock_lock(lock)
+            #else
+            pthread_mutex_lock(lock)
+            #endif
+        }
+
+        @inlinable
+        static func unlock(_ lock: UnsafeMutablePointer<LockPrimitive>) {
+            #if canImport(Darwin)
+            os_unfair_lock_unlock(lock)
+            #else
+            pthread_mutex_unlock(lock)
+            #endif
+        }
+
+        deinit {
+            withUnsafeMutablePointerToElements { lock in
+                #if !canImport(Darwin)
+                pthread_mutex_destroy(lock)
+                #endif
+                _ = lock.deinitialize(count: 1)
+            }
+        }
+    }
 }
+
+#if canImport(Darwin)
+package typealias LockPrimitive = os_unfair_lock
+#else
+package typealias LockPrimitive = pthread_mutex_t
+#endif

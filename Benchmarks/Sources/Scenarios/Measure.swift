@@ -27,6 +27,28 @@ public enum Measure {
         return samples.sorted()[samples.count / 2]
     }
 
+    /// Seconds per operation of `a` and of `b`, measured in alternating rounds so that drift in
+    /// the machine's load (a shared, noisy machine) affects both alike.
+    public static func interleaved(
+        iterations: Int, rounds: Int = 7, _ a: () async throws -> Void, _ b: () async throws -> Void
+    ) async rethrows -> (a: Double, b: Double) {
+        for _ in 0..<min(iterations, 50) {
+            try await a()
+            try await b()
+        }
+        var samplesA: [Double] = [], samplesB: [Double] = []
+        for round in 0..<rounds {
+            // Alternate which goes first, too.
+            for first in round.isMultiple(of: 2) ? [true, false] : [false, true] {
+                let start = DispatchTime.now().uptimeNanoseconds
+                for _ in 0..<iterations { try await first ? a() : b() }
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(iterations)
+                if first { samplesA.append(seconds) } else { samplesB.append(seconds) }
+            }
+        }
+        return (samplesA.sorted()[samplesA.count / 2], samplesB.sorted()[samplesB.count / 2])
+    }
+
     /// The peak resident memory of this process so far, in bytes (Linux and Darwin).
     public static func peakResidentBytes() -> Int {
         var usage = rusage()

@@ -24,15 +24,30 @@ func formatTime(_ seconds: Double) -> String {
 
 func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2fx", a / b) }
 
+// MARK: Profiling one scenario alone: `ratios --profile-mocked N` (for callgrind).
+
+if let index = arguments.firstIndex(of: "--profile-mocked"), index + 1 < arguments.count, let count = Int(arguments[index + 1]) {
+    let get = Scenarios.mockedGet()
+    for _ in 0..<count { get() }
+    exit(0)
+}
+
 // MARK: The peak-memory child: a fresh process, so its peak is this request's alone.
 
-if let index = arguments.firstIndex(of: "--peak-memory-child"), index + 1 < arguments.count, let size = Int(arguments[index + 1]) {
+if let index = arguments.firstIndex(of: "--peak-memory-child"), index + 2 < arguments.count, let size = Int(arguments[index + 2]) {
+    let raw = arguments[index + 1] == "raw"
     let server = try await LoopbackServer.start()
-    let client = HTTPClient(session: URLSession(configuration: .ephemeral), baseURL: server.baseURL)
+    let session = URLSession(configuration: .ephemeral)
+    let client = HTTPClient(session: session, baseURL: server.baseURL)
+    let url = server.baseURL.appendingPathComponent("bytes/\(size)")
     _ = try await client.send(.get("bytes/1024"))  // load everything the request path needs first
     let baseline = Measure.residentBytes()
-    let response = try await client.send(.get("bytes/\(size)"))
-    guard response.body.count == size else { fatalError("short body: \(response.body.count) of \(size)") }
+    if raw {
+        await Scenarios.rawGet(session, url)
+    } else {
+        let response = try await client.get(url)
+        guard response.body.count == size else { fatalError("short body: \(response.body.count) of \(size)") }
+    }
     print("\(Measure.peakResidentBytes() - baseline)")
     try await server.stop()
     exit(0)
@@ -53,12 +68,15 @@ row("(1) `HTTPClient.get` through `MockURLSession`", formatTime(mocked), "\(rati
 // 3-4
 let canned = Scenarios.cannedURLProtocolSession()
 let pingURL = URL(string: "https://api.example.com/users/1") ?? URL(fileURLWithPath: "/")
-let rawCanned = await Measure.perOperation(iterations: iterations(3_000)) { await Scenarios.rawGet(canned, pingURL) }
 let (stubbedClient, stubbedRegistry) = Scenarios.stubbedURLProtocolClient()
-let stubbed = try await Measure.perOperation(iterations: iterations(3_000)) { _ = try await stubbedClient.get(pingURL) }
+let (rawCanned, stubbed) = try await Measure.interleaved(
+    iterations: iterations(2_000), { await Scenarios.rawGet(canned, pingURL) }, { _ = try await stubbedClient.get(pingURL) })
+guard let stubbedSession = stubbedClient.session as? URLSession else { fatalError("the stubbed client has no URLSession") }
+let rawStubbed = await Measure.perOperation(iterations: iterations(3_000)) { await Scenarios.rawGet(stubbedSession, pingURL) }
 withExtendedLifetime(stubbedRegistry) {}  // the session's registry must outlive its requests
 row("(3) raw `URLSession` + minimal canned `URLProtocol`", formatTime(rawCanned), "(3) is \(ratio(rawCanned, mocked)) of (1)", "(1) >= 50x faster")
 row("(4) `HTTPClient.get` through the stub `URLProtocol`", formatTime(stubbed), "\(ratio(stubbed, rawCanned)) of (3)", "<= 1.1x (3)")
+row("(4b) raw `URLSession` through the stub `URLProtocol`", formatTime(rawStubbed), "\(ratio(rawStubbed, rawCanned)) of (3)", "")
 
 // 5
 for templates in [false, true] {
@@ -69,44 +87,62 @@ for templates in [false, true] {
     row("(5) match among 10,000 stubs, \(kind), newest / oldest", "\(formatTime(newestTime)) / \(formatTime(oldestTime))", "", "about 1 µs")
 }
 
+let resolveRegistry = Scenarios.stubbedURLProtocolClient().1
+let pingRequest = URLRequest(url: pingURL)
+let resolveTime = Measure.perOperation(iterations: iterations(100_000)) {
+    if case .unmatched = resolveRegistry.resolve(pingRequest) { fatalError("the ping stub did not match") }
+    if resolveRegistry.requests.count > 10_000 { resolveRegistry.reset(); resolveRegistry.stub(.get, "/users/1").respond(.status(200)) }
+}
+row("(5b) the engine's work per request: capture, match, answer", formatTime(resolveTime), "", "")
+
 // 6
 let server = try await LoopbackServer.start()
 let loopbackSession = URLSession(configuration: .ephemeral)
 let loopbackClient = HTTPClient(session: loopbackSession, baseURL: server.baseURL)
 let smallURL = server.baseURL.appendingPathComponent("bytes/100")
-let rawLoopback = await Measure.perOperation(iterations: iterations(400)) { await Scenarios.rawGet(loopbackSession, smallURL) }
-let clientLoopback = try await Measure.perOperation(iterations: iterations(400)) { _ = try await loopbackClient.get(smallURL) }
+let (rawLoopback, clientLoopback) = try await Measure.interleaved(
+    iterations: iterations(300), { await Scenarios.rawGet(loopbackSession, smallURL) }, { _ = try await loopbackClient.get(smallURL) })
 row("(6) loopback GET, sequential: raw `URLSession` / `HTTPClient`", "\(formatTime(rawLoopback)) / \(formatTime(clientLoopback))",
     "\(ratio(clientLoopback, rawLoopback)) of raw", "<= 1.03x raw")
+let smallRequest = URLRequest(url: smallURL)
+let (rawRequestLoopback, clientLoopback2) = try await Measure.interleaved(
+    iterations: iterations(300), { await Scenarios.rawGet(loopbackSession, smallRequest) }, { _ = try await loopbackClient.get(smallURL) })
+row("(6b) loopback GET, sequential, raw from a `URLRequest` / `HTTPClient`", "\(formatTime(rawRequestLoopback)) / \(formatTime(clientLoopback2))",
+    "\(ratio(clientLoopback2, rawRequestLoopback)) of raw", "")
 let concurrency = 64
-let rawConcurrent = await Measure.perOperation(iterations: iterations(10)) {
+let concurrent = try await Measure.interleaved(iterations: iterations(10), {
     await withTaskGroup(of: Void.self) { group in
         for _ in 0..<concurrency { group.addTask { await Scenarios.rawGet(loopbackSession, smallURL) } }
     }
-} / Double(concurrency)
-let clientConcurrent = try await Measure.perOperation(iterations: iterations(10)) {
+}, {
     try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<concurrency { group.addTask { _ = try await loopbackClient.get(smallURL) } }
         try await group.waitForAll()
     }
-} / Double(concurrency)
+})
+let (rawConcurrent, clientConcurrent) = (concurrent.a / Double(concurrency), concurrent.b / Double(concurrency))
 row("(6) loopback GET, 64 concurrent (per request): raw / `HTTPClient`", "\(formatTime(rawConcurrent)) / \(formatTime(clientConcurrent))",
     "\(ratio(clientConcurrent, rawConcurrent)) of raw", "<= 1.03x raw")
 try await server.stop()
 
 // 7
 let bodySize = smoke ? 10 << 20 : 100 << 20
-let child = Process()
-child.executableURL = URL(fileURLWithPath: arguments[0])
-child.arguments = ["--peak-memory-child", String(bodySize)]
-let pipe = Pipe()
-child.standardOutput = pipe
-try child.run()
-let childOutput = pipe.fileHandleForReading.readDataToEndOfFile()
-child.waitUntilExit()
-let peak = Double(String(decoding: childOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
-row("(7) peak memory above baseline, \(bodySize >> 20) MB body through `HTTPClient` (loopback)",
-    String(format: "%.0f MB", peak / 1_048_576), String(format: "%.2fx the body", peak / Double(bodySize)), "<= 1.5x the body")
+func peakMemory(raw: Bool) throws -> Double {
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: arguments[0])
+    child.arguments = ["--peak-memory-child", raw ? "raw" : "client", String(bodySize)]
+    let pipe = Pipe()
+    child.standardOutput = pipe
+    try child.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    child.waitUntilExit()
+    return Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
+}
+let peakRaw = try peakMemory(raw: true)
+let peak = try peakMemory(raw: false)
+row("(7) peak memory above baseline, \(bodySize >> 20) MB body over loopback: raw `URLSession` / `HTTPClient`",
+    String(format: "%.0f MB / %.0f MB", peakRaw / 1_048_576, peak / 1_048_576),
+    String(format: "%.2fx / %.2fx the body", peakRaw / Double(bodySize), peak / Double(bodySize)), "<= 1.5x the body")
 
 // 8
 let fileSize = smoke ? 4 << 20 : 64 << 20
