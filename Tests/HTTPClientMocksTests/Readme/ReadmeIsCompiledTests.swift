@@ -6,8 +6,9 @@ import Testing
 /// compiles. `import` lines are compared separately: the examples file imports once at the top.
 @Suite("README")
 struct ReadmeIsCompiledTests {
+    /// The repository: this file is Tests/HTTPClientMocksTests/Readme/ReadmeIsCompiledTests.swift.
     static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func meaningfulLines(_ text: some StringProtocol) -> [String] {
         text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -22,7 +23,7 @@ struct ReadmeIsCompiledTests {
     @Test func everySwiftExampleIsCompiledInATest() throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let examples = try String(
-            contentsOf: Self.root.appendingPathComponent("Tests/HTTPClientMocksTests/ReadmeExamplesTests.swift"),
+            contentsOf: Self.root.appendingPathComponent("Tests/HTTPClientMocksTests/Readme/ReadmeExamplesTests.swift"),
             encoding: .utf8)
         let compiled = Self.meaningfulLines(examples).joined(separator: "\n")
         let blocks = Self.swiftBlocks(in: readme).filter { !$0.contains("Package.swift") }
