@@ -21,14 +21,18 @@ extension HTTPClient {
 
         /// Reads status, headers and URL from a Foundation response.
         public init(_ response: HTTPURLResponse, body: Data?) {
-            var headers = HTTPHeaders()
-            let fields = response.allHeaderFields
-            if !fields.isEmpty {
-                // Sorted so iteration order does not depend on dictionary hashing.
-                for (name, value) in fields.map({ ("\($0.key)", "\($0.value)") }).sorted(by: { $0.0 < $1.0 }) {
-                    headers.add(name: name, value: value)
-                }
+            var fields: [(name: String, value: String)] = []
+            let all = response.allHeaderFields
+            fields.reserveCapacity(all.count)
+            for (key, value) in all {
+                // Direct casts: string interpolation of AnyHashable/Any goes through dynamic
+                // `description` lookups, a measurable part of a loopback request.
+                let name = (key.base as? String) ?? String(describing: key.base)
+                fields.append((name, (value as? String) ?? String(describing: value)))
             }
+            // Sorted so iteration order does not depend on dictionary hashing.
+            fields.sort { $0.name < $1.name }
+            let headers = HTTPHeaders(fields.map { HTTPHeaders.Field(name: $0.name, value: $0.value) })
             self.init(statusCode: response.statusCode, headers: headers, body: body ?? Data(), url: response.url)
         }
 
