@@ -49,14 +49,26 @@ public enum Measure {
         return (samplesA.sorted()[samplesA.count / 2], samplesB.sorted()[samplesB.count / 2])
     }
 
-    /// The peak resident memory of this process so far, in bytes (Linux and Darwin).
-    public static func peakResidentBytes() -> Int {
+    /// This process's resource usage so far.
+    static func usage() -> rusage {
         var usage = rusage()
         #if os(Linux)
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         #else
         getrusage(RUSAGE_SELF, &usage)
         #endif
+        return usage
+    }
+
+    /// CPU time (user and system) this process has used so far, in seconds.
+    public static func cpuSeconds() -> Double {
+        let usage = usage()
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// The peak resident memory of this process so far, in bytes (Linux and Darwin).
+    public static func peakResidentBytes() -> Int {
+        let usage = usage()
         #if canImport(Darwin)
         return Int(usage.ru_maxrss)          // bytes on Darwin
         #else

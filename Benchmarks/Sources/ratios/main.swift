@@ -39,22 +39,13 @@ if let index = arguments.firstIndex(of: "--profile-loopback"), index + 2 < argum
     let session = URLSession(configuration: .ephemeral)
     let client = HTTPClient(session: session)
     let url = server.baseURL.appendingPathComponent("bytes/100")
-    func cpuSeconds() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
     for round in 0..<4 {
         for raw in round.isMultiple(of: 2) ? [true, false] : [false, true] {
-            let (cpu, wall) = (cpuSeconds(), DispatchTime.now().uptimeNanoseconds)
+            let (cpu, wall) = (Measure.cpuSeconds(), DispatchTime.now().uptimeNanoseconds)
             for _ in 0..<count {
                 if raw { await Scenarios.rawGet(session, url) } else { _ = try await client.get(url) }
             }
-            let perCPU = (cpuSeconds() - cpu) / Double(count) * 1e6
+            let perCPU = (Measure.cpuSeconds() - cpu) / Double(count) * 1e6
             let perWall = Double(DispatchTime.now().uptimeNanoseconds - wall) / Double(count) / 1e3
             print(raw ? "raw   " : "client", String(format: "cpu %.1f us  wall %.1f us per request", perCPU, perWall))
         }
