@@ -54,8 +54,11 @@ public enum FixtureNaming {
         return nil
     }
 
-    /// Bencoding: dictionaries with keys sorted by byte order, `LEN:STR` strings (length in
-    /// UTF-8 bytes), `i<n>e` integers (numbers truncated, booleans as 1 and 0), `l...e` lists.
+    /// Bencoding: dictionaries with keys sorted by byte order, `LEN:STR` strings, `i<n>e`
+    /// integers (numbers truncated, booleans as 1 and 0), `l...e` lists.
+    ///
+    /// LEN counts UTF-16 code units, not bytes: VOKBenkode writes an `NSString`'s `length`, so
+    /// that is what existing fixture names contain (`"é"` is `1:é`). The two agree for ASCII.
     static func bencode(_ value: JSONValue) -> String? {
         switch value {
         case .null:
@@ -68,7 +71,7 @@ public enum FixtureNaming {
             guard number.isFinite, abs(number) < 9.2e18 else { return nil }
             return "i\(Int64(number))e"
         case .string(let text):
-            return "\(text.utf8.count):\(text)"
+            return "\(text.utf16.count):\(text)"
         case .array(let items):
             var out = "l"
             for item in items {
@@ -80,7 +83,7 @@ public enum FixtureNaming {
             var out = "d"
             for key in members.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
                 guard let value = members[key], let encoded = bencode(value) else { return nil }
-                out += "\(key.utf8.count):\(key)" + encoded
+                out += "\(key.utf16.count):\(key)" + encoded
             }
             return out + "e"
         }

@@ -58,8 +58,15 @@ struct FixtureNamingTests {
     @Test func jsonBodiesAreBencodedWithSortedKeysThenPercentEncoded() {
         let body = #"{"z": [1, 2.9, true, false], "a": {"b": "x y"}, "é": "ü"}"#
         let first = names("POST", "https://h/j", contentType: "application/json", body: body).first
-        // d 1:a d 1:b 3:x y e 1:z l i1e i2e i1e i0e e 2:é 2:ü e, keys by UTF-8 byte order
-        #expect(first == "POST|-j|d1-ad1-b3-x%20ye1-zli1ei2ei1ei0ee2-%C3%A92-%C3%BCe")
+        // d 1:a d 1:b 3:x y e 1:z l i1e i2e i1e i0e e 1:é 1:ü e, keys by UTF-8 byte order;
+        // lengths in UTF-16 code units, as VOKBenkode counts them (é and ü are one unit each).
+        #expect(first == "POST|-j|d1-ad1-b3-x%20ye1-zli1ei2ei1ei0ee1-%C3%A91-%C3%BCe")
+    }
+
+    @Test func stringLengthsCountUTF16CodeUnitsLikeVOKBenkode() {
+        // "😀" is 4 UTF-8 bytes but 2 UTF-16 code units; VOKBenkode writes 2.
+        #expect(FixtureNaming.bencode(.string("😀")) == "2:😀")
+        #expect(FixtureNaming.bencode(.object(["ñ": .integer(1)])) == "d1:ñi1ee")
     }
 
     @Test func jsonWithNullLeavesOnlyTheHash() {
