@@ -62,7 +62,10 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
             return "Could not encode the \(type) request body as JSON: \(underlying)."
         case .transport(let error):
             let url = error.failingURL.map { " for \($0.absoluteString)" } ?? ""
-            let cause = (error.userInfo[NSUnderlyingErrorKey] as? any Error).map { "\n" + $0.localizedDescription } ?? ""
+            // What the session said beyond the code: an underlying error, or a message of its own.
+            let detail = (error.userInfo[NSUnderlyingErrorKey] as? any Error)?.localizedDescription
+                ?? error.userInfo[NSLocalizedDescriptionKey] as? String
+            let cause = detail.map { "\n" + $0 } ?? ""
             return "The request\(url) failed before a response arrived: \(error.code.name) (URLError \(error.code.rawValue))." + cause
         case .cancelled:
             return "The request was cancelled."

@@ -24,11 +24,19 @@ final class SlotProtocol<Number: SlotNumber>: StubURLProtocol {
 ///
 /// Slots are handed out round-robin and freed when their registry is deallocated, so a slot is
 /// reused as late as possible (a session outliving its registry gets a clear error, not
-/// another test's stubs, unless 1,024 registries were created since).
+/// another test's stubs, unless 1,024 registries were created since). With every slot taken,
+/// a registry gets the base class, whose requests fail with an error that says why.
 final class ProtocolSlots: Sendable {
-    static let shared = ProtocolSlots()
-    static let bits = 10
-    static let capacity = 1 << bits
+    static let shared = ProtocolSlots(bits: 10)
+
+    let bits: Int
+    /// How many registries can have a protocol class at once.
+    let capacity: Int
+
+    init(bits: Int) {
+        self.bits = bits
+        capacity = 1 << bits
+    }
 
     private struct Lease {
         weak var registry: StubRegistry?
@@ -47,7 +55,7 @@ final class ProtocolSlots: Sendable {
     let passthroughSession = URLSession(configuration: .ephemeral)
 
     func protocolClass(for registry: StubRegistry) -> AnyClass {
-        let slot = state.withLock { state -> Int in
+        let slot = state.withLock { state -> Int? in
             let id = ObjectIdentifier(registry)
             if let slot = state.slotOfRegistry[id], state.leases[slot]?.registry === registry { return slot }
             // Free the slots of registries that are gone, then take the next free one.
@@ -55,15 +63,17 @@ final class ProtocolSlots: Sendable {
                 state.leases[slot] = nil
                 state.slotOfRegistry[lease.id] = nil
             }
-            precondition(state.leases.count < Self.capacity, "More than \(Self.capacity) StubRegistry instances with URLSessions are alive at once")
+            // All taken: the base class, whose requests fail with an error that says so.
+            guard state.leases.count < capacity else { return nil }
             var slot = state.next
-            while state.leases[slot] != nil { slot = (slot + 1) % Self.capacity }
-            state.next = (slot + 1) % Self.capacity
+            while state.leases[slot] != nil { slot = (slot + 1) % capacity }
+            state.next = (slot + 1) % capacity
             state.leases[slot] = Lease(registry: registry, id: id)
             state.slotOfRegistry[id] = slot
             return slot
         }
-        return Self.makeClass(RootSlot.self, remainingBits: Self.bits, slot: slot)
+        guard let slot else { return StubURLProtocol.self }
+        return Self.makeClass(RootSlot.self, remainingBits: bits, slot: slot)
     }
 
     func registry(at slot: Int) -> StubRegistry? {

@@ -25,6 +25,13 @@ class StubURLProtocol: URLProtocol {
     }
 
     override func startLoading() {
+        guard Self.registrySlot >= 0 else {
+            fail(with: URLError(.unknown, userInfo: [
+                NSLocalizedDescriptionKey: "More than \(ProtocolSlots.shared.capacity) StubRegistry instances with URLSessions are alive at once: "
+                    + "let registries of finished tests go, or use MockURLSession(stubs:), which has no limit.",
+            ]))
+            return
+        }
         guard let registry = ProtocolSlots.shared.registry(at: Self.registrySlot) else {
             fail(with: URLError(.unknown, userInfo: [
                 NSLocalizedDescriptionKey: "The StubRegistry of this URLSession no longer exists: keep the registry alive as long as its session.",

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPClientMocks
+@testable import HTTPClientMocks
 import Testing
 
 @Suite("URLProtocol transport")
@@ -167,5 +167,29 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
+    }
+}
+
+@Suite("URLProtocol slots")
+struct ProtocolSlotTests {
+    @Test func whenEverySlotIsTakenRegistriesGetAClassWhoseRequestsFailClearly() async throws {
+        let slots = ProtocolSlots(bits: 2)
+        var registries = (0..<4).map { _ in StubRegistry(reporting: .disabled) }
+        let classes = registries.map { ObjectIdentifier(slots.protocolClass(for: $0)) }
+        #expect(Set(classes).count == 4)
+
+        let overflow = StubRegistry(reporting: .disabled)
+        #expect(ObjectIdentifier(slots.protocolClass(for: overflow)) == ObjectIdentifier(StubURLProtocol.self))
+
+        registries.removeFirst()  // its slot is free again
+        #expect(ObjectIdentifier(slots.protocolClass(for: overflow)) != ObjectIdentifier(StubURLProtocol.self))
+
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [StubURLProtocol.self]
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await HTTPClient(session: URLSession(configuration: configuration)).get(testURL("https://h/x"))
+        }
+        #expect(error?.description.contains("StubRegistry instances with URLSessions are alive at once") == true)
+        withExtendedLifetime(registries) {}
     }
 }
