@@ -105,13 +105,18 @@ struct URLProtocolTransportTests {
 
     @Test func cancellingDuringLatencyEndsWithCancelledAndNoLaterCallback() async throws {
         let stubs = StubRegistry(reporting: failures.reporting)
-        let stub = stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 0.5))
+        // Long enough that cancelling always comes first, even on a loaded machine (under
+        // ThreadSanitizer a 0.5 s latency lost that race); cancelling ends the call at once.
+        let stub = stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 30))
         let client = HTTPClient(session: stubs.makeURLSession())
         let call = Task { try await client.get(testURL("https://h/slow")) }
         while stub.callCount == 0 { await Task.yield() }
+        let clock = ContinuousClock()
+        let start = clock.now
         call.cancel()
         let result = await call.result
         #expect((result.failure as? HTTPClientError)?.isCancelled == true)
+        #expect(clock.now - start < .seconds(10))
     }
 
     @Test func passThroughHostsReachTheRealNetwork() async throws {
@@ -151,7 +156,8 @@ struct URLProtocolTransportTests {
 
     @Test func mockURLSessionCancelsADelayedResponse() async throws {
         let stubs = StubRegistry(reporting: failures.reporting)
-        stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 0.3))
+        // Far longer than any stall between starting and cancelling, even under load.
+        stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 30))
         let session = MockURLSession(stubs: stubs, simulatesLatency: true)
         let task = session.nextDataTask
         let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
