@@ -133,33 +133,20 @@ public struct Redaction: Sendable {
         for body in [interaction.request.body, interaction.response.body] {
             guard case .text(let text)? = body else { continue }
             if let json = try? JSONValue(parsing: Data(text.utf8)) {
-                values += jsonValues(in: json)
+                values += redactingJSON(json).hidden
             } else {
-                for pair in text.split(separator: "&") {
-                    let parts = pair.split(separator: "=", maxSplits: 1)
-                    guard parts.count == 2 else { continue }
-                    let name = (String(parts[0]).removingPercentEncoding ?? String(parts[0])).lowercased()
-                    if queryParameters.contains(name) || jsonKeys.contains(name) {
-                        values.append(String(parts[1]).removingPercentEncoding ?? String(parts[1]))
-                    }
+                for pair in FormPair.pairs(in: text) where hides(field: pair.name) {
+                    values += [pair.value, pair.percentDecodedValue].compactMap { $0 }
                 }
             }
         }
         return values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0 != Self.placeholder }
     }
 
-    private func jsonValues(in value: JSONValue) -> [String] {
-        switch value {
-        case .object(let members):
-            return members.flatMap { key, member -> [String] in
-                if jsonKeys.contains(key.lowercased()), case .string(let text) = member { return [text] }
-                return jsonValues(in: member)
-            }
-        case .array(let items):
-            return items.flatMap(jsonValues)
-        default:
-            return []
-        }
+    /// Whether a form field or JSON key of this name is hidden (any case).
+    private func hides(field name: String) -> Bool {
+        let lowered = name.lowercased()
+        return queryParameters.contains(lowered) || jsonKeys.contains(lowered)
     }
 
     private func applyRules(to interaction: Cassette.Interaction) -> Cassette.Interaction {
@@ -202,43 +189,42 @@ public struct Redaction: Sendable {
         if contentType.hasPrefix("application/x-www-form-urlencoded") {
             text = redactingForm(text)
         } else if !jsonKeys.isEmpty, let json = try? JSONValue(parsing: Data(text.utf8)) {
-            let (hidden, changed) = redactingJSON(json)
-            if changed { text = hidden.description }
+            let redacted = redactingJSON(json)
+            if !redacted.hidden.isEmpty { text = redacted.json.description }
         }
         return .text(replacingSecrets(in: text))
     }
 
     /// Form fields named like query parameters or JSON keys to hide (`password=...`).
     private func redactingForm(_ text: String) -> String {
-        text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = (String(parts[0]).removingPercentEncoding ?? String(parts[0])).lowercased()
-            guard parts.count == 2, queryParameters.contains(name) || jsonKeys.contains(name) else { return String(pair) }
-            return "\(parts[0])=\(Self.placeholder)"
+        FormPair.pairs(in: text).map { pair in
+            guard pair.value != nil, hides(field: pair.name) else { return String(pair.raw) }
+            return "\(pair.raw.prefix { $0 != "=" })=\(Self.placeholder)"
         }.joined(separator: "&")
     }
 
-    private func redactingJSON(_ value: JSONValue) -> (JSONValue, Bool) {
+    /// The JSON with the string values of hidden keys replaced, and the values it replaced.
+    private func redactingJSON(_ value: JSONValue) -> (json: JSONValue, hidden: [String]) {
         switch value {
         case .object(let members):
-            var changed = false
+            var hidden: [String] = []
             var result: [String: JSONValue] = [:]
             for (key, member) in members {
-                if jsonKeys.contains(key.lowercased()), case .string = member {
+                if jsonKeys.contains(key.lowercased()), case .string(let text) = member {
                     result[key] = .string(Self.placeholder)
-                    changed = true
+                    hidden.append(text)
                 } else {
-                    let (inner, innerChanged) = redactingJSON(member)
-                    result[key] = inner
-                    changed = changed || innerChanged
+                    let inner = redactingJSON(member)
+                    result[key] = inner.json
+                    hidden += inner.hidden
                 }
             }
-            return (.object(result), changed)
+            return (.object(result), hidden)
         case .array(let items):
             let mapped = items.map(redactingJSON)
-            return (.array(mapped.map(\.0)), mapped.contains { $0.1 })
+            return (.array(mapped.map(\.json)), mapped.flatMap(\.hidden))
         default:
-            return (value, false)
+            return (value, [])
         }
     }
 
