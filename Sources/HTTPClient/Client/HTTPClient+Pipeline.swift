@@ -59,6 +59,8 @@ extension HTTPClient {
         }
         let interceptors = request.interceptors ?? self.interceptors
         let policy = request.retryPolicy ?? retryPolicy
+        // Interceptor delays obey the same bound as the policy's own (the standard one without a policy).
+        let delayBound = policy ?? .standard
         let validation = request.validation ?? self.validation
         let isIdempotent = request.isIdempotent ?? request.method.isIdempotent
         var number = 1
@@ -81,7 +83,7 @@ extension HTTPClient {
                     switch try await interceptor.retry(urlRequest, after: result, attempt: number) {
                     case .doNotRetry: break
                     case .retry: delay = 0
-                    case .retryAfter(let seconds): delay = max(0, seconds)
+                    case .retryAfter(let seconds): delay = delayBound.capped(seconds)
                     }
                 }
             } catch {

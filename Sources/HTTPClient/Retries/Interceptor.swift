@@ -30,7 +30,9 @@ public enum RetryDecision: Sendable, Equatable {
     case doNotRetry
     /// Send the request again now.
     case retry
-    /// Send the request again after `seconds` (waited through the client's scheduler).
+    /// Send the request again after `seconds` (waited through the client's scheduler), capped
+    /// like every delay by the retry policy's ``RetryPolicy/maximumDelay`` (30 s without a
+    /// policy); NaN and negatives mean now.
     case retryAfter(TimeInterval)
 }
 

@@ -12,7 +12,8 @@ public struct RetryPolicy: Sendable {
     /// The delay before the first retry; each later retry multiplies it by ``multiplier``.
     public var initialDelay: TimeInterval
     public var multiplier: Double
-    /// No delay, from backoff or `Retry-After`, is longer than this.
+    /// No delay, from backoff, `Retry-After` or an interceptor, is longer than this (nor than
+    /// ``longestDelay``, whatever is set here).
     public var maximumDelay: TimeInterval
     /// Randomisation of each backoff delay: 0.2 picks a delay in 80...100 % of the computed one,
     /// so clients that failed together do not retry together.
@@ -37,10 +38,10 @@ public struct RetryPolicy: Sendable {
         honorsRetryAfter: Bool = true
     ) {
         self.maximumAttempts = max(1, maximumAttempts)
-        self.initialDelay = max(0, initialDelay)
-        self.multiplier = max(1, multiplier)
-        self.maximumDelay = max(0, maximumDelay)
-        self.jitter = min(max(0, jitter), 1)
+        self.initialDelay = Self.safeDelay(initialDelay)
+        self.multiplier = multiplier.isNaN ? 1 : max(1, multiplier)
+        self.maximumDelay = Self.safeDelay(maximumDelay)
+        self.jitter = jitter.isNaN ? 0 : min(max(0, jitter), 1)
         self.retryableStatusCodes = retryableStatusCodes
         self.retryableErrorCodes = retryableErrorCodes
         self.honorsRetryAfter = honorsRetryAfter
@@ -73,14 +74,33 @@ public struct RetryPolicy: Sendable {
             if let response = error.response {
                 guard case .unacceptableStatus = error, retryableStatusCodes.contains(response.statusCode) else { return nil }
                 if honorsRetryAfter, let retryAfter = Self.retryAfter(response.headers["Retry-After"], now: now) {
-                    return min(retryAfter, maximumDelay)
+                    return capped(retryAfter)
                 }
             } else {
                 guard let code = error.urlError?.code, retryableErrorCodes.contains(code) else { return nil }
             }
         }
-        let backoff = min(initialDelay * pow(multiplier, Double(attempt - 1)), maximumDelay)
-        return backoff * (1 - jitter * min(max(random, 0), 1))
+        let backoff = capped(initialDelay * pow(multiplier, Double(attempt - 1)))
+        let random = random.isNaN ? 0 : min(max(random, 0), 1)
+        return Self.safeDelay(backoff * (1 - jitter * random))
+    }
+
+    // MARK: Bounding delays
+
+    /// The longest any delay can be, whatever a policy, a server or an interceptor asks for:
+    /// one day. Finite, so every delay converts to nanoseconds without overflow.
+    public static let longestDelay: TimeInterval = 86_400
+
+    /// `seconds` as a delay this policy would wait: NaN and negatives become 0, and nothing
+    /// exceeds ``maximumDelay`` (itself at most ``longestDelay``). Every delay the client waits,
+    /// from backoff, `Retry-After` or an interceptor's ``RetryDecision/retryAfter(_:)``, passes here.
+    public func capped(_ seconds: TimeInterval) -> TimeInterval {
+        min(Self.safeDelay(seconds), maximumDelay)
+    }
+
+    /// NaN and negatives as 0, infinity and anything longer than ``longestDelay`` as ``longestDelay``.
+    static func safeDelay(_ seconds: TimeInterval) -> TimeInterval {
+        seconds.isNaN ? 0 : min(max(seconds, 0), longestDelay)
     }
 
     /// Parses `Retry-After` (RFC 9110 §10.2.3): whole seconds, or an HTTP-date. Anything else,

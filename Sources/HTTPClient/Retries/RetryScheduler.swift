@@ -13,7 +13,10 @@ public protocol RetryScheduler: Sendable {
 public struct LiveRetryScheduler: RetryScheduler {
     public init() {}
 
+    /// Waits `seconds`, bounded as every delay is (``RetryPolicy/longestDelay``): NaN, negative,
+    /// infinite and huge values never trap the conversion to nanoseconds.
     public func sleep(seconds: TimeInterval) async throws {
+        let seconds = RetryPolicy.safeDelay(seconds)
         guard seconds > 0 else { return try Task.checkCancellation() }
         try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
     }
