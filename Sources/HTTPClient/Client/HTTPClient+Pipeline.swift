@@ -9,12 +9,12 @@ extension HTTPClient {
         completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
     ) -> any URLSessionDataTaskProtocol {
         let onEvent = self.onEvent
-        let redacted = redactedHeaders
+        let redaction = self.redaction
         let started = onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         let task = session.makeDataTask(with: urlRequest) { data, response, error in
             let result = Self.result(data: data, response: response, error: error, requestURL: urlRequest.url, validation: validation)
             if let onEvent {
-                onEvent(HTTPClientEvent(urlRequest: urlRequest, result: result, attempt: attempt, redacting: redacted,
+                onEvent(HTTPClientEvent(urlRequest: urlRequest, result: result, attempt: attempt, redaction: redaction,
                                         duration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
             }
             completion(result)
@@ -145,7 +145,7 @@ final class PipelineTask: URLSessionDataTaskProtocol {
 
 extension HTTPClientEvent {
     init(urlRequest: URLRequest, result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int,
-         redacting redacted: Set<String>, duration: TimeInterval) {
+         redaction: Redaction, duration: TimeInterval) {
         let response: HTTPClient.Response?
         let error: HTTPClientError?
         switch result {
@@ -153,9 +153,9 @@ extension HTTPClientEvent {
         case .failure(let failure): (response, error) = (failure.response, failure)
         }
         self.init(
-            method: HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"), url: urlRequest.url,
-            requestHeaders: HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]).redacting(redacted),
-            statusCode: response?.statusCode, responseHeaders: (response?.headers ?? [:]).redacting(redacted),
+            method: HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"), url: redaction.redacted(url: urlRequest.url),
+            requestHeaders: redaction.redacted(HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:])),
+            statusCode: response?.statusCode, responseHeaders: redaction.redacted(response?.headers ?? [:]),
             error: error, duration: duration, attempt: attempt)
     }
 }

@@ -32,8 +32,8 @@ public struct HTTPClient: Sendable {
     public var scheduler: any RetryScheduler
     /// Called after every attempt with what happened, for logging and metrics.
     public var onEvent: (@Sendable (HTTPClientEvent) -> Void)?
-    /// Headers whose values events show as `<redacted>`.
-    public var redactedHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
+    /// What events hide: credentials in URLs and headers (``Redaction/standard`` by default).
+    public var redaction: Redaction = .standard
     /// The most attempts one request may make, whatever interceptors ask for.
     public var maximumAttempts = 5
 

@@ -54,14 +54,17 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
         return false
     }
 
+    /// What happened, with credentials hidden as ``Redaction/standard`` hides them (URLs, and
+    /// the excerpt of the body), so it can be logged or shown as it is.
     public var description: String {
+        let redaction = Redaction.standard
         switch self {
         case .invalidURL(let url, let reason):
-            return "Invalid URL \"\(url)\": \(reason)."
+            return "Invalid URL \"\(redaction.redacted(url: url))\": \(reason)."
         case .encodingFailed(let type, let underlying):
             return "Could not encode the \(type) request body as JSON: \(underlying)."
         case .transport(let error):
-            let url = error.failingURL.map { " for \($0.absoluteString)" } ?? ""
+            let url = error.failingURL.map { " for \(redaction.redacted(url: $0.absoluteString))" } ?? ""
             // What the session said beyond the code: an underlying error, or a message of its own.
             let detail = (error.userInfo[NSUnderlyingErrorKey] as? any Error)?.localizedDescription
                 ?? error.userInfo[NSLocalizedDescriptionKey] as? String
@@ -70,16 +73,15 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
         case .cancelled:
             return "The request was cancelled."
         case .nonHTTPResponse(let url):
-            return "The response\(url.map { " from \($0.absoluteString)" } ?? "") is not an HTTP response."
+            return "The response\(url.map { " from \(redaction.redacted(url: $0.absoluteString))" } ?? "") is not an HTTP response."
         case .unacceptableStatus(let response):
-            return "HTTP \(response.statusCode) from \(response.url?.absoluteString ?? "the server")"
-                + response.bodyExcerpt(prefix: ": ")
+            return "HTTP \(response.statusCode) from \(response.redactedURL(redaction))" + response.bodyExcerpt(prefix: ": ", redaction)
         case .interceptorFailed(let underlying):
             return "An interceptor failed: \(underlying)"
         case .decodingFailed(let type, let response, let underlying):
             return "Could not decode \(type) from the HTTP \(response.statusCode) response of "
-                + "\(response.url?.absoluteString ?? "the server"): \(Self.explain(underlying))"
-                + response.bodyExcerpt(prefix: ". Body: ")
+                + "\(response.redactedURL(redaction)): \(Self.explain(underlying))"
+                + response.bodyExcerpt(prefix: ". Body: ", redaction)
         }
     }
 
@@ -140,13 +142,19 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
 }
 
 extension HTTPClient.Response {
-    /// Up to 500 characters of the body for error messages, or "" when it is empty or binary.
-    func bodyExcerpt(prefix: String) -> String {
+    /// Up to 500 bytes of the body, redacted, for error messages ("" when it is empty).
+    func bodyExcerpt(prefix: String, _ redaction: Redaction) -> String {
         guard !body.isEmpty else { return "" }
-        guard let text = String(data: body.prefix(500), encoding: .utf8) else {
+        // Redacting a wider window than is shown hides a value that straddles the cut.
+        let redacted = redaction.redacted(body: body.prefix(2000), contentType: headers["Content-Type"])
+        guard let excerpt = TextExcerpt(redacted, limit: 500) else {
             return "\(prefix)<\(body.count) bytes of binary data>"
         }
-        return prefix + text + (body.count > 500 ? "… (\(body.count) bytes)" : "")
+        return prefix + excerpt.text + (excerpt.isTruncated || body.count > 2000 ? "… (\(body.count) bytes)" : "")
+    }
+
+    func redactedURL(_ redaction: Redaction) -> String {
+        url.map { redaction.redacted(url: $0.absoluteString) } ?? "the server"
     }
 }
 

@@ -2,10 +2,12 @@ import Foundation
 
 /// What happened to one attempt of a request: for logging and metrics.
 ///
-/// Header values of ``HTTPClient/redactedHeaders`` (credentials and cookies by default) are
-/// replaced by `<redacted>`, so events can be logged as they are.
+/// What the client's ``HTTPClient/redaction`` hides (credentials, cookies, keys and tokens by
+/// default) is replaced by `REDACTED` in the URL and the headers, and the error's description
+/// hides it too, so events can be logged as they are.
 public struct HTTPClientEvent: Sendable, CustomStringConvertible {
     public let method: HTTPMethod
+    /// The URL, redacted.
     public let url: URL?
     /// The request headers as sent, redacted.
     public let requestHeaders: HTTPHeaders
@@ -24,16 +26,5 @@ public struct HTTPClientEvent: Sendable, CustomStringConvertible {
     public var description: String {
         let outcome = statusCode.map(String.init) ?? error.map { "\($0)" } ?? "no response"
         return "\(method) \(url?.absoluteString ?? "?") -> \(outcome) in \(Int((duration * 1000).rounded())) ms (attempt \(attempt))"
-    }
-}
-
-extension HTTPHeaders {
-    /// The headers with the values of `names` (any case) replaced by `<redacted>`.
-    func redacting(_ names: Set<String>) -> HTTPHeaders {
-        guard !names.isEmpty, !isEmpty else { return self }
-        let lowered = Set(names.map { $0.lowercased() })
-        return HTTPHeaders(map { field in
-            lowered.contains(field.name.lowercased()) ? Field(name: field.name, value: "<redacted>") : field
-        })
     }
 }

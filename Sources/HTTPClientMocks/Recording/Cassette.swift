@@ -101,6 +101,17 @@ public struct Cassette: Sendable, Equatable {
             }
         }
 
+        /// The compression a body is still in (`gzip`, `zstd`, or its `Content-Encoding` when
+        /// it is not text), or `nil` when its bytes can be searched as they are.
+        static func compression(of data: Data, headers: [Header]) -> String? {
+            if data.starts(with: [0x1F, 0x8B]) { return "gzip" }
+            if data.starts(with: [0x28, 0xB5, 0x2F, 0xFD]) { return "zstd" }
+            guard let encoding = headers.value(of: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
+                !encoding.isEmpty, encoding != "identity", String(data: data, encoding: .utf8) == nil
+            else { return nil }
+            return encoding
+        }
+
         private enum Key: String, CodingKey { case text, base64 }
 
         public init(from decoder: any Decoder) throws {
@@ -184,38 +195,50 @@ public struct Cassette: Sendable, Equatable {
     }
 
     /// Writes the cassette atomically: to a temporary file beside `url`, then renamed over it,
-    /// so a crash leaves either the old cassette or the new one, never half of one.
+    /// so a crash leaves either the old cassette or the new one, never half of one. A cassette
+    /// that exists keeps its permissions (a 0600 cassette stays 0600).
     ///
-    /// - Parameter secrets: Values that must not be written; if one is still in the text
-    ///   (raw, percent-encoded or base64), nothing is written and the error names it.
-    public func write(to url: URL, refusing secrets: [String] = []) throws(CassetteError) {
+    /// - Parameter redaction: Whose registered secrets must not be written. If one is still in
+    ///   an interaction, in any encoding, or a compressed body could hide one, nothing is written
+    ///   and the error names the interaction and the place.
+    public func write(to url: URL, refusing redaction: Redaction = .none) throws(CassetteError) {
+        try checkNothingLeaks(redaction, file: url.path)
         let data = try encoded()
-        if let leaked = Self.firstSecret(secrets, in: data) {
-            throw .secretWouldBeWritten(file: url.path, secretPrefix: String(leaked.prefix(4)))
+        if redaction.containsSecret(data) {
+            throw .secretWouldBeWritten(file: url.path, interaction: nil, place: "the cassette's text")
         }
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try data.write(to: temporary)
-            // rename(2) replaces the destination in one step on the same file system.
-            // (FileManager.replaceItemAt fails on swift-corelibs-foundation.)
-            guard rename(temporary.path, url.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
-            }
+            try AtomicFile.write(data, to: url)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
             throw .unwritable(file: url.path, underlying: error)
         }
     }
 
-    private static func firstSecret(_ secrets: [String], in data: Data) -> String? {
-        let text = String(decoding: data, as: UTF8.self)
-        return secrets.first { secret in
-            guard !secret.isEmpty else { return false }
-            let forms = [secret, secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret,
-                         Data(secret.utf8).base64EncodedString()]
-            return forms.contains { text.contains($0) }
+    /// Throws for the first place of the first interaction that still holds a secret, or whose
+    /// compressed body cannot be searched for one.
+    private func checkNothingLeaks(_ redaction: Redaction, file: String) throws(CassetteError) {
+        guard !redaction.secrets.isEmpty else { return }
+        for (index, interaction) in interactions.enumerated() {
+            let number = index + 1
+            let request = interaction.request, response = interaction.response
+            var places: [(String, String)] = [("request URL", request.url)]
+            places += request.headers.map { ("request header \($0.name)", $0.value) }
+            places += response.headers.map { ("response header \($0.name)", $0.value) }
+            for (place, text) in places where redaction.containsSecret(text.utf8) {
+                throw .secretWouldBeWritten(file: file, interaction: number, place: place)
+            }
+            for (side, body, headers) in [("request", request.body, request.headers), ("response", response.body, response.headers)] {
+                guard let data = body?.data else { continue }
+                if let encoding = Body.compression(of: data, headers: headers) {
+                    throw .secretWouldBeWritten(
+                        file: file, interaction: number,
+                        place: "\(side) body, which is \(encoding)-compressed and cannot be searched for secrets "
+                            + "(record it uncompressed: send Accept-Encoding: identity)")
+                }
+                if redaction.containsSecret(data) {
+                    throw .secretWouldBeWritten(file: file, interaction: number, place: "\(side) body")
+                }
+            }
         }
     }
 
@@ -244,8 +267,9 @@ public enum CassetteError: Error, CustomStringConvertible, LocalizedError {
     case corrupt(file: String, reason: String)
     case unsupportedVersion(file: String, found: Int, supported: Int)
     case unwritable(file: String, underlying: any Error)
-    /// A registered secret is still in the cassette after redaction; nothing was written.
-    case secretWouldBeWritten(file: String, secretPrefix: String)
+    /// A registered secret is still in the cassette after redaction, or a compressed body could
+    /// hide one; nothing was written. `interaction` is 1-based; `place` says where.
+    case secretWouldBeWritten(file: String, interaction: Int?, place: String)
     /// The file is not a HAR 1.2 archive.
     case invalidHAR(file: String, reason: String)
 
@@ -256,8 +280,9 @@ public enum CassetteError: Error, CustomStringConvertible, LocalizedError {
         case .unsupportedVersion(let file, let found, let supported):
             "\(file): cassette version \(found) is not supported (this library reads version \(supported))."
         case .unwritable(let file, let underlying): "\(file): the cassette cannot be written (\(underlying))."
-        case .secretWouldBeWritten(let file, let prefix):
-            "\(file): refusing to write the cassette: it still contains a registered secret (\(prefix)…). Add a redaction rule for it."
+        case .secretWouldBeWritten(let file, let interaction, let place):
+            "\(file): refusing to write the cassette: \(interaction.map { "interaction \($0)" } ?? "it") may still contain a "
+                + "registered secret, in the \(place). Nothing was written; add a redaction rule for it."
         case .invalidHAR(let file, let reason): "\(file): not a HAR 1.2 file: \(reason)."
         }
     }

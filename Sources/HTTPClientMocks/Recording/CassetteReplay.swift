@@ -26,7 +26,7 @@ extension StubRegistry {
     public func replay(_ cassette: Cassette, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard) {
         // Both sides are redacted alike: a recording made with redaction off (a HAR export)
         // still matches, and so does a request carrying the real value of a redacted one.
-        let url: @Sendable (String) -> (path: String, url: String)? = { Self.normalized(redaction.redactedURL($0)) }
+        let url: @Sendable (String) -> (path: String, url: String)? = { Self.normalized(redaction.redacted(url: $0)) }
         for group in Self.grouped(cassette.interactions, matching: matching, url: url) {
             guard let first = group.first, let key = url(first.request.url) else { continue }
             let stub = stub(HTTPMethod(rawValue: first.request.method), path: .exact(key.path))

@@ -131,14 +131,15 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         }
     }
 
-    /// Redacts, appends, writes atomically (refusing registered secrets) and, when replaying,
-    /// makes the new exchange answerable at once.
+    /// Redacts, appends, writes atomically (refusing registered secrets and the values the rules
+    /// hid in this exchange) and, when replaying, makes the new exchange answerable at once.
     private func save(_ raw: Cassette.Interaction) throws {
         let interaction = redaction.apply(to: raw)
+        let refused = redaction.scrubbing(raw)
         try recorded.withLock { cassette in
             var updated = cassette
             updated.interactions.append(interaction)
-            try updated.write(to: file, refusing: redaction.secrets)
+            try updated.write(to: file, refusing: refused)
             cassette = updated
         }
         if replays { stubs.replay(Cassette(interactions: [interaction]), matching: matching, redaction: redaction) }

@@ -83,30 +83,3 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// `GET https://example.com/users/1`.
     public var description: String { "\(method) \(url.absoluteString)" }
 }
-
-/// One `name=value` pair of an `application/x-www-form-urlencoded` text, as written and decoded
-/// (`+` is a space). The one place forms are split: matchers and redaction both read them.
-struct FormPair {
-    /// The pair as written, for rewriting a form without disturbing the other pairs.
-    let raw: Substring
-    let name: String
-    /// `nil` for a bare `name` with no `=`.
-    let value: String?
-    /// The value percent-decoded only (a `+` kept), as it may also appear outside the form.
-    let percentDecodedValue: String?
-
-    /// Every pair in order, empty ones included, so joining the `raw`s with `&` gives `text` back.
-    static func pairs(in text: String) -> [FormPair] {
-        text.split(separator: "&", omittingEmptySubsequences: false).map { raw in
-            let parts = raw.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let value = parts.count > 1 ? parts[1] : nil
-            return FormPair(raw: raw, name: decode(parts[0]), value: value.map(decode),
-                            percentDecodedValue: value.map { String($0).removingPercentEncoding ?? String($0) })
-        }
-    }
-
-    private static func decode(_ part: Substring) -> String {
-        let spaced = part.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
-    }
-}

@@ -238,7 +238,8 @@ extension RequestMatcher {
         RequestMatcher(value.map { "header \(name): \($0)" } ?? "header \(name)") { request in
             guard let actual = request.headers[name] else { return "header \(name) is missing" }
             guard let value, actual != value else { return nil }
-            return "header \(name): \(Redaction.standard.displayValue(ofHeader: name, actual)) != \(Redaction.standard.displayValue(ofHeader: name, value))"
+            let redaction = Redaction.standard
+            return "header \(name): \(redaction.redacted(header: name, value: actual)) != \(redaction.redacted(header: name, value: value))"
         }
     }
 
@@ -341,7 +342,7 @@ extension RequestMatcher {
 
     static func excerpt(_ data: Data) -> String {
         guard !data.isEmpty else { return "(empty)" }
-        guard let text = String(data: data.prefix(120), encoding: .utf8) else { return "<\(data.count) bytes>" }
-        return "\"" + text + (data.count > 120 ? "…" : "") + "\""
+        guard let text = TextExcerpt(data, limit: 120) else { return "<\(data.count) bytes>" }
+        return "\"" + text.text + (text.isTruncated ? "…" : "") + "\""
     }
 }

@@ -46,6 +46,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     public let location: CallSite
     /// Hosts whose unmatched requests go to the real network (for loopback servers).
     public let passthroughHosts: Set<String>
+    /// What reports hide: the request's credentials, in its URL, headers and body, and the
+    /// values the rules hide wherever else they appear in the report.
+    public let redaction: Redaction
     let reporting: FailureReporting
     let createdInSwiftTesting: Bool
     private let state = Locked(State())
@@ -59,10 +62,12 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     ///     network instead of failing.
     ///   - reporting: Where failures go; ``FailureReporting/automatic`` reports to the running
     ///     Swift Testing or XCTest test.
+    ///   - redaction: What reports and failure messages hide; ``Redaction/standard`` by default.
     public init(
         _ name: String? = nil,
         passthroughHosts: Set<String> = [],
         reporting: FailureReporting = .automatic,
+        redaction: Redaction = .standard,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) {
         location = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -70,6 +75,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         self.name = name ?? FailureReporting.currentTestName ?? "StubRegistry at \(location)"
         self.passthroughHosts = Set(passthroughHosts.map { $0.lowercased() })
         self.reporting = reporting
+        self.redaction = redaction
     }
 
     public var description: String { "StubRegistry \"\(name)\"" }

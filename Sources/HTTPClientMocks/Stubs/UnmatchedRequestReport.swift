@@ -3,6 +3,10 @@ import HTTPClient
 
 /// Why a request matched no stub: the request, the registered stubs closest first with the
 /// reason each one failed, and a Swift snippet that would stub the request.
+///
+/// The text hides what the registry's ``StubRegistry/redaction`` hides, wherever it appears
+/// (the request, the reasons, the snippet, which keeps parameter names with placeholder
+/// values), and shows at most ``bodyLimit`` bytes of the body, with its full size.
 public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
     /// One registered stub and why it did not match.
     public struct Candidate: Sendable {
@@ -21,10 +25,23 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
 
     /// How many candidates the text shows; the rest are counted.
     static let shownCandidates = 5
+    /// How much of the body the text and the snippet show.
+    public static let bodyLimit = 2048
+    /// What the text hides: the registry's rules, and every value they hide in this request.
+    private let redaction: Redaction
+    /// The body as shown: redacted, at most ``bodyLimit`` bytes; `nil` when it is binary.
+    private let shownBody: TextExcerpt?
 
     init(request: RecordedRequest, registry: StubRegistry, stubs: [Stub]) {
         self.request = request
         registryName = registry.name
+        let contentType = request.headers["Content-Type"]
+        redaction = registry.redaction.hiding(registry.redaction.hiddenValues(
+            url: request.url.absoluteString, headers: request.headers, body: request.body, contentType: contentType))
+        // Redacting a window a little wider than what is shown keeps the cost bounded and
+        // still hides a value that straddles the cut.
+        let window = request.body.prefix(Self.bodyLimit * 4)
+        shownBody = request.body.isEmpty ? nil : TextExcerpt(redaction.redacted(body: window, contentType: contentType), limit: Self.bodyLimit)
         candidates = stubs.reversed().map { stub in
             let evaluation = stub.matcher.evaluate(request)
             var reasons = evaluation.failures
@@ -34,17 +51,24 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
             return Candidate(stub: stub.description, location: stub.location, reasons: reasons, closeness: evaluation.closeness)
         }
         .enumerated().sorted { ($0.element.closeness, -$0.offset) > ($1.element.closeness, -$1.offset) }.map(\.element)
-        snippet = Self.snippet(for: request)
+        snippet = Self.snippet(method: request.method, url: redaction.redacted(url: request.url.absoluteString),
+                               body: request.body.count <= Self.bodyLimit ? shownBody?.text : nil, bodySize: request.body.count,
+                               isJSON: request.json != nil)
     }
 
     public var description: String {
         var lines = ["Unmatched request in \"\(registryName)\": no stub matches"]
-        lines.append("  \(request.method) \(request.url.absoluteString)")
+        lines.append("  \(request.method) \(redaction.redacted(url: request.url.absoluteString))")
         for field in request.headers {
-            lines.append("  \(field.name): \(Redaction.standard.displayValue(ofHeader: field.name, field.value))")
+            lines.append("  \(field.name): \(redaction.redacted(header: field.name, value: field.value))")
         }
         if !request.body.isEmpty {
-            lines.append("  Body: \(RequestMatcher.excerpt(request.body))")
+            if let shownBody {
+                let more = shownBody.isTruncated ? "… (\(request.body.count) bytes in all)" : ""
+                lines.append("  Body: \"\(shownBody.text)\"\(more)")
+            } else {
+                lines.append("  Body: <\(request.body.count) bytes of binary data>")
+            }
         }
         lines.append("")
         if candidates.isEmpty {
@@ -62,31 +86,47 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
         lines.append("")
         lines.append("To stub it:")
         lines += snippet.split(separator: "\n").map { "  " + $0 }
-        return lines.joined(separator: "\n")
+        return redaction.redacted(text: lines.joined(separator: "\n"))
     }
 
-    static func snippet(for request: RecordedRequest) -> String {
-        let method = [HTTPMethod.get, .post, .put, .patch, .delete, .head, .options].contains(request.method)
-            ? ".\(request.method.rawValue.lowercased())" : "\"\(request.method.rawValue)\""
-        var code = "stubs.stub(\(method), \(swiftLiteral(request.url.absoluteString)))"
-        if !request.body.isEmpty {
-            if let json = request.json {
-                code += "\n    .matching(.jsonBody(raw: \(swiftLiteral(json.description))))"
-            } else if let text = request.text {
-                code += "\n    .matching(.body(\(swiftLiteral(text))))"
-            }
+    /// Swift that stubs a request like this one. `body` is the redacted body text to match, or
+    /// `nil` when it is binary or too long to paste (then a comment says so).
+    static func snippet(method: HTTPMethod, url: String, body: String?, bodySize: Int, isJSON: Bool) -> String {
+        let method = [HTTPMethod.get, .post, .put, .patch, .delete, .head, .options].contains(method)
+            ? ".\(method.rawValue.lowercased())" : "\"\(method.rawValue)\""
+        var code = "stubs.stub(\(method), \(swiftLiteral(url)))"
+        if let body {
+            code += isJSON ? "\n    .matching(.jsonBody(raw: \(swiftLiteral(body))))" : "\n    .matching(.body(\(swiftLiteral(body))))"
+        } else if bodySize > 0 {
+            code += "\n    // The body (\(bodySize) bytes) is not shown: match it with .body(_:) or .jsonBody(containing:)."
         }
         code += "\n    .respond(.status(200))"
         return code
     }
 
-    /// A string literal that needs no escaping: raw (`#"..."#`) when it contains quotes or
-    /// backslashes.
+    /// A string literal for `text` that compiles: raw (`#"..."#`) when it holds quotes or
+    /// backslashes, so JSON stays readable; escaped when it holds line breaks or other control
+    /// characters, which a one-line literal cannot hold as they are.
     static func swiftLiteral(_ text: String) -> String {
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "\"" + text.unicodeScalars.map(escaped).joined() + "\""
+        }
         guard text.contains("\"") || text.contains("\\") else { return "\"\(text)\"" }
         var hashes = "#"
-        while text.contains("\"\(hashes)") { hashes += "#" }
+        while text.contains("\"\(hashes)") || text.contains("\\\(hashes)") { hashes += "#" }
         return "\(hashes)\"\(text)\"\(hashes)"
+    }
+
+    private static func escaped(_ scalar: Unicode.Scalar) -> String {
+        switch scalar {
+        case "\n": "\\n"
+        case "\r": "\\r"
+        case "\t": "\\t"
+        case "\"": "\\\""
+        case "\\": "\\\\"
+        case _ where scalar.properties.generalCategory == .control: "\\u{\(String(scalar.value, radix: 16))}"
+        default: String(scalar)
+        }
     }
 }
 

@@ -121,12 +121,12 @@ extension StubRegistry {
     }
 
     private func fail(_ message: String, _ site: CallSite) {
-        reporting.report(message, site, createdInSwiftTesting)
+        reporting.report(redaction.redacted(text: message), site, createdInSwiftTesting)
     }
 
     private func requestLog() -> String {
         let all = requests
         guard !all.isEmpty else { return "No requests were made to \"\(name)\"." }
-        return "Requests made to \"\(name)\":\n" + all.enumerated().map { "  \($0.offset + 1). \($0.element)" }.joined(separator: "\n")
+        return "Requests made to \"\(name)\":\n" + all.enumerated().map { "  \($0.offset + 1). \($0.element.method) \(redaction.redacted(url: $0.element.url.absoluteString))" }.joined(separator: "\n")
     }
 }

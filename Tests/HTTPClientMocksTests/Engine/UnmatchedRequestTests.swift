@@ -29,7 +29,7 @@ struct UnmatchedRequestTests {
             Unmatched request in "profile tests": no stub matches
               GET https://api.example.com/users/2
               Accept: application/json
-              Authorization: <redacted>
+              Authorization: REDACTED
 
             Registered stubs, closest first:
               1. method GET && path /users/1  (HTTPClientMocksTests/UnmatchedRequestTests.swift:
@@ -52,12 +52,12 @@ struct UnmatchedRequestTests {
         }
         #expect(error.report.snippet == #"""
             stubs.stub(.post, "https://api.example.com/notes?draft=1")
-                .matching(.jsonBody(raw: #"{"title":"Hi \"there\""}"#))
+                .matching(.jsonBody(raw: #"{"title": "Hi \"there\""}"#))
                 .respond(.status(200))
             """#)
         // The snippet, pasted:
         stubs.stub(.post, "https://api.example.com/notes?draft=1")
-            .matching(.jsonBody(raw: #"{"title":"Hi \"there\""}"#))
+            .matching(.jsonBody(raw: #"{"title": "Hi \"there\""}"#))
             .respond(.status(200))
         #expect(stubs.status(for: request("POST", "https://api.example.com/notes?draft=1", body: Data(#"{"title": "Hi \"there\""}"#.utf8))) == 200)
     }

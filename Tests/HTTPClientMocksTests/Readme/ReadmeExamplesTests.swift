@@ -165,7 +165,7 @@ struct RequestID: Interceptor {
 
     // GET https://api.example.com/v2/me -> 200 in 0 ms (attempt 1)
     #expect(log.value?.statusCode == 200)
-    #expect(log.value?.requestHeaders["Authorization"] == "<redacted>")
+    #expect(log.value?.requestHeaders["Authorization"] == "REDACTED")
 }
 
 @Test func servesAFixtureFolder() async throws {

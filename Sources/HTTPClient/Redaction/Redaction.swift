@@ -1,0 +1,306 @@
+import Foundation
+
+/// What is hidden wherever a request or response is written or printed: cassettes, unmatched
+/// request reports and their snippets, error and event descriptions, `httpc`'s messages.
+///
+/// One set of name rules covers header names, query and fragment parameters, form fields and
+/// JSON members alike. Names are compared normalised: case, `-`, `_`, `.`, spaces and camelCase
+/// boundaries do not matter, so the rule `accessToken` also hides `access_token`, `Access-Token`
+/// and `ACCESS.TOKEN`. A hidden JSON member loses its whole value, whatever its type.
+///
+/// ```swift
+/// let redaction = Redaction.standard
+///     .name("X-Tenant")
+///     .secret(ProcessInfo.processInfo.environment["API_TOKEN"] ?? "")
+/// ```
+///
+/// A value registered with ``secret(_:)`` is found in every encoding it can travel in (as is,
+/// percent-encoded in either hex case, `+` for a space, JSON-escaped, base64 and base64url at any
+/// alignment) in URLs, headers and bodies, binary bodies included, and replaced.
+public struct Redaction: Sendable {
+    /// What hidden values are replaced with. URL-safe, so redacted URLs stay valid.
+    public static let placeholder = "REDACTED"
+
+    /// Which names are hidden.
+    public var nameRules: [NameRule]
+    /// Values hidden wherever they appear, in any encoding.
+    public var secrets: [String] {
+        didSet { scanner = SecretScanner(secrets) }
+    }
+    /// Rules of your own, run last on every text that is written: URLs, header values and text
+    /// bodies.
+    public var customRules: [@Sendable (String) -> String]
+    private var scanner: SecretScanner
+
+    /// Creates a redaction from its parts; start from ``standard`` or ``none`` instead where you can.
+    public init(nameRules: [NameRule], secrets: [String] = [], customRules: [@Sendable (String) -> String] = []) {
+        self.nameRules = nameRules
+        self.secrets = secrets
+        self.customRules = customRules
+        scanner = SecretScanner(secrets)
+    }
+
+    /// Credentials, cookies, keys, signatures, sessions and tokens.
+    public static let standard = Redaction(nameRules: [
+        .name("authorization"), .name("proxy-authorization"), .containing("cookie"),
+        .containing("password"), .containing("passwd"), .name("pwd"),
+        .containing("secret"), .endingWith("token"), .endingWith("tokens"),
+        .containing("apikey"), .name("key"), .containing("accesskey"), .containing("privatekey"),
+        .containing("signature"), .name("sig"), .containing("credential"),
+        .containing("session"), .containing("sessid"), .containing("csrf"), .containing("xsrf"),
+    ])
+
+    /// Nothing hidden by name. Registered secrets are still hidden.
+    public static let none = Redaction(nameRules: [])
+
+    // MARK: Adding rules
+
+    /// Also hides values named `name` (compared normalised).
+    public func name(_ name: String) -> Redaction {
+        var copy = self
+        copy.nameRules.append(.name(name))
+        return copy
+    }
+
+    /// Hides `value` everywhere, in any encoding. Empty values are ignored.
+    public func secret(_ value: String) -> Redaction {
+        guard !value.isEmpty else { return self }
+        var copy = self
+        copy.secrets.append(value)
+        return copy
+    }
+
+    /// Adds a rule of your own, run on every text that is written.
+    public func custom(_ rule: @escaping @Sendable (String) -> String) -> Redaction {
+        var copy = self
+        copy.customRules.append(rule)
+        return copy
+    }
+
+    /// This redaction with `values` hidden too, as registered secrets are. Values shorter than
+    /// four characters are left out: hiding `1` or `no` everywhere would destroy the text.
+    public func hiding(_ values: some Sequence<String>) -> Redaction {
+        let added = values.filter { $0.count >= 4 && $0 != Self.placeholder && !secrets.contains($0) }
+        guard !added.isEmpty else { return self }
+        var copy = self
+        copy.secrets += Set(added).sorted()
+        return copy
+    }
+
+    // MARK: Names
+
+    /// A name with case, `-`, `_`, `.`, spaces and other punctuation removed:
+    /// `X-Api-Key`, `x_api_key` and `xApiKey` are all `xapikey`.
+    public static func normalized(_ name: String) -> String {
+        var ascii: [UInt8] = []
+        ascii.reserveCapacity(name.utf8.count)
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): ascii.append(byte)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): ascii.append(byte | 0x20)
+            case 0x80...: return normalizedUnicode(name)
+            default: break
+            }
+        }
+        return String(decoding: ascii, as: UTF8.self)
+    }
+
+    private static func normalizedUnicode(_ name: String) -> String {
+        let kept = name.lowercased().unicodeScalars.filter { $0.properties.isAlphabetic || $0.properties.numericType != nil }
+        return String(String.UnicodeScalarView(kept))
+    }
+
+    /// Whether values named `name` (a header, parameter, field or member name) are hidden.
+    public func hides(name: String) -> Bool {
+        let normalized = Self.normalized(name)
+        return nameRules.contains { $0.matches(normalized) }
+    }
+
+    // MARK: Applying
+
+    /// The URL with hidden query and fragment parameters' values replaced (names kept), and
+    /// secrets removed from every part, path included.
+    public func redacted(url: String) -> String {
+        var text = url
+        if !nameRules.isEmpty {
+            var fragment: Substring?
+            var base = Substring(text)
+            if let hash = base.firstIndex(of: "#") {
+                fragment = base[base.index(after: hash)...]
+                base = base[..<hash]
+            }
+            if let question = base.firstIndex(of: "?") {
+                text = base[...question] + redactingParameters(base[base.index(after: question)...])
+            } else {
+                text = String(base)
+            }
+            if let fragment {
+                text += "#" + (fragment.contains("=") ? redactingParameters(fragment) : String(fragment))
+            }
+        }
+        return finishing(text)
+    }
+
+    /// The URL, redacted; `nil` stays `nil`.
+    public func redacted(url: URL?) -> URL? {
+        guard let url else { return nil }
+        return URL(string: redacted(url: url.absoluteString)) ?? url
+    }
+
+    /// The value to write for header `name`.
+    public func redacted(header name: String, value: String) -> String {
+        hides(name: name) ? Self.placeholder : finishing(value)
+    }
+
+    /// The headers with hidden values replaced.
+    public func redacted(_ headers: HTTPHeaders) -> HTTPHeaders {
+        HTTPHeaders(headers.map { HTTPHeaders.Field(name: $0.name, value: redacted(header: $0.name, value: $0.value)) })
+    }
+
+    /// The body with hidden JSON members and form fields replaced and secrets removed. Binary
+    /// bodies are searched for secrets too.
+    ///
+    /// - Parameter contentType: The body's `Content-Type`, which says whether it is a form.
+    public func redacted(body: Data, contentType: String?) -> Data {
+        guard !body.isEmpty else { return body }
+        var bytes = Array(body)
+        if !nameRules.isEmpty {
+            if Self.looksLikeJSON(bytes) {
+                if let result = bytes.withUnsafeBufferPointer({ JSONRedactor(hides: hides(name:)).redact($0) }) {
+                    bytes = result.output
+                }
+            } else if Self.isForm(contentType), let text = String(bytes: bytes, encoding: .utf8) {
+                bytes = Array(redactingParameters(Substring(text)).utf8)
+            }
+        }
+        bytes = scanner.replacing(in: bytes, with: Array(Self.placeholder.utf8))
+        if !customRules.isEmpty, let text = String(bytes: bytes, encoding: .utf8) {
+            bytes = Array(customRules.reduce(text) { text, rule in rule(text) }.utf8)
+        }
+        return Data(bytes)
+    }
+
+    /// Any text (a report, a message) with secrets removed and the custom rules applied.
+    public func redacted(text: String) -> String {
+        finishing(text)
+    }
+
+    /// Whether a registered secret is still in `bytes`, in any encoding.
+    public func containsSecret(_ bytes: some Collection<UInt8>) -> Bool {
+        scanner.occurs(in: bytes)
+    }
+
+    // MARK: Values hidden in one place, hidden everywhere
+
+    /// The original values the name rules hide in a request or response: header values (and a
+    /// bearer token without its scheme, cookie values without their names, the user and
+    /// password of a Basic credential), and query, fragment, form and JSON values.
+    ///
+    /// Servers echo credentials (a debug endpoint returning the request headers, a token in a
+    /// redirect URL): pass these to ``hiding(_:)`` so a copy elsewhere is hidden too.
+    public func hiddenValues(url: String?, headers: HTTPHeaders, body: Data?, contentType: String?) -> [String] {
+        guard !nameRules.isEmpty else { return [] }
+        var values: [String] = []
+        for field in headers where hides(name: field.name) {
+            values += Self.parts(ofCredential: field.value)
+        }
+        if let url {
+            var rest = Substring(url)
+            var parameterLists: [Substring] = []
+            if let hash = rest.firstIndex(of: "#") {
+                parameterLists.append(rest[rest.index(after: hash)...])
+                rest = rest[..<hash]
+            }
+            if let question = rest.firstIndex(of: "?") { parameterLists.append(rest[rest.index(after: question)...]) }
+            for list in parameterLists {
+                values += FormPair.pairs(in: String(list)).filter { hides(name: $0.name) }.flatMap(\.values)
+            }
+        }
+        if let body, !body.isEmpty {
+            let bytes = Array(body)
+            if Self.looksLikeJSON(bytes) {
+                values += bytes.withUnsafeBufferPointer { JSONRedactor(hides: hides(name:)).redact($0)?.hidden } ?? []
+            } else if let text = String(bytes: bytes, encoding: .utf8), Self.isForm(contentType) || !text.contains(" ") {
+                values += FormPair.pairs(in: text).filter { hides(name: $0.name) }.flatMap(\.values)
+            }
+        }
+        return values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0 != Self.placeholder }
+    }
+
+    /// A credential's value and the parts of it that may travel alone.
+    private static func parts(ofCredential value: String) -> [String] {
+        var parts = [value]
+        for cookie in value.split(separator: ";") {
+            if let equals = cookie.firstIndex(of: "=") { parts.append(String(cookie[cookie.index(after: equals)...])) }
+        }
+        if let space = value.firstIndex(of: " ") {
+            let scheme = value[..<space].lowercased()
+            let credential = String(value[value.index(after: space)...]).trimmingCharacters(in: .whitespaces)
+            parts.append(credential)
+            if scheme == "basic", let decoded = Data(base64Encoded: credential).flatMap({ String(data: $0, encoding: .utf8) }) {
+                parts.append(decoded)
+                if let colon = decoded.firstIndex(of: ":") { parts.append(String(decoded[decoded.index(after: colon)...])) }
+            }
+        }
+        return parts
+    }
+
+    // MARK: Helpers
+
+    /// `name=value` pairs with hidden values replaced; every other byte kept as written.
+    private func redactingParameters(_ text: Substring) -> String {
+        FormPair.pairs(in: String(text)).map { pair in
+            guard pair.value != nil, hides(name: pair.name) else { return String(pair.raw) }
+            return "\(pair.raw.prefix { $0 != "=" })=\(Self.placeholder)"
+        }.joined(separator: "&")
+    }
+
+    private func finishing(_ text: String) -> String {
+        let scrubbed = scanner.replacing(in: text, with: Self.placeholder)
+        return customRules.reduce(scrubbed) { text, rule in rule(text) }
+    }
+
+    private static func looksLikeJSON(_ bytes: [UInt8]) -> Bool {
+        guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { return false }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+
+    private static func isForm(_ contentType: String?) -> Bool {
+        contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+    }
+}
+
+extension Redaction {
+    /// How a rule matches a name, after both are normalised (see ``Redaction/normalized(_:)``).
+    public struct NameRule: Sendable, Hashable, CustomStringConvertible {
+        enum Kind: Sendable, Hashable { case exact, suffix, fragment }
+        let kind: Kind
+        /// The rule's text, normalised.
+        public let text: String
+
+        /// Hides exactly this name.
+        public static func name(_ name: String) -> NameRule { NameRule(kind: .exact, text: Redaction.normalized(name)) }
+        /// Hides every name ending with `suffix` (`token` hides `accessToken`, `X-Auth-Token`).
+        public static func endingWith(_ suffix: String) -> NameRule { NameRule(kind: .suffix, text: Redaction.normalized(suffix)) }
+        /// Hides every name containing `fragment` (`secret` hides `client_secret`, `X-Secret-Id`).
+        public static func containing(_ fragment: String) -> NameRule {
+            NameRule(kind: .fragment, text: Redaction.normalized(fragment))
+        }
+
+        func matches(_ normalizedName: String) -> Bool {
+            switch kind {
+            case .exact: normalizedName == text
+            case .suffix: normalizedName.hasSuffix(text)
+            case .fragment: normalizedName.contains(text)
+            }
+        }
+
+        public var description: String {
+            switch kind {
+            case .exact: text
+            case .suffix: "*\(text)"
+            case .fragment: "*\(text)*"
+            }
+        }
+    }
+}

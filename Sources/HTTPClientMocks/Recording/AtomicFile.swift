@@ -1,0 +1,44 @@
+import Foundation
+
+/// Replaces a file in one step, keeping the permissions of the file it replaces.
+enum AtomicFile {
+    /// Writes `data` to a temporary file beside `url`, gives it the mode of the file at `url`
+    /// (when there is one) before any byte is written, and renames it over `url`.
+    static func write(_ data: Data, to url: URL) throws {
+        let directory = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        var existing = stat()
+        let existingMode: mode_t? = stat(url.path, &existing) == 0 ? existing.st_mode & 0o7777 : nil
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, existingMode ?? 0o644)
+        guard descriptor >= 0 else { throw systemError("cannot create \(temporary.lastPathComponent)") }
+        do {
+            defer { close(descriptor) }
+            // open(2) applies the umask; the mode of the replaced file is restored exactly.
+            if let existingMode, fchmod(descriptor, existingMode) != 0 { throw systemError("cannot set its permissions") }
+            try data.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress else { return }
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw systemError("cannot write")
+                    }
+                    offset += written
+                }
+            }
+            // rename(2) replaces the destination in one step on the same file system.
+            // (FileManager.replaceItemAt fails on swift-corelibs-foundation.)
+            guard rename(temporary.path, url.path) == 0 else { throw systemError("cannot replace the file") }
+        } catch {
+            unlink(temporary.path)
+            throw error
+        }
+    }
+
+    private static func systemError(_ action: String) -> any Error {
+        let reason = String(cString: strerror(errno))
+        return CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(action): \(reason)"])
+    }
+}

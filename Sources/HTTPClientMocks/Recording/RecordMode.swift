@@ -1,0 +1,47 @@
+import Foundation
+import HTTPClient
+
+/// When a cassette session records.
+public enum RecordMode: String, Sendable, CaseIterable {
+    /// Replay only; a request not in the cassette fails. The default, and what CI should use.
+    case none
+    /// Record everything when the cassette does not exist yet; otherwise replay only.
+    case once
+    /// Replay what the cassette has; record (and append) what it does not.
+    case newEpisodes = "new_episodes"
+    /// Record everything again, replacing the cassette.
+    case all
+
+    /// The environment variable that overrides the mode, so a developer can re-record without
+    /// editing tests: `HTTPCLIENT_RECORD_MODE=all swift test`.
+    public static let environmentVariable = "HTTPCLIENT_RECORD_MODE"
+
+    /// The mode named by ``environmentVariable`` (`none`, `once`, `new_episodes`, `all`), or
+    /// `fallback` when it is not set.
+    ///
+    /// - Throws: ``RecordModeError`` when the variable has another value (a typo should not
+    ///   silently replay or record).
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment, default fallback: RecordMode = .none
+    ) throws(RecordModeError) -> RecordMode {
+        guard let value = environment[environmentVariable], !value.isEmpty else { return fallback }
+        guard let mode = RecordMode(name: value) else { throw RecordModeError(value: value) }
+        return mode
+    }
+
+    /// Parses `none`, `once`, `new_episodes` (or `newEpisodes`), `all`.
+    public init?(name: String) {
+        let normalized = name.lowercased().replacingOccurrences(of: "-", with: "_")
+        if normalized == "newepisodes" { self = .newEpisodes; return }
+        self.init(rawValue: normalized)
+    }
+}
+
+/// An unknown record mode name.
+public struct RecordModeError: Error, CustomStringConvertible, LocalizedError {
+    public let value: String
+    public var description: String {
+        "Unknown record mode \"\(value)\" (in \(RecordMode.environmentVariable) or --record-mode): use none, once, new_episodes or all."
+    }
+    public var errorDescription: String? { description }
+}
