@@ -53,7 +53,7 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
         .enumerated().sorted { ($0.element.closeness, -$0.offset) > ($1.element.closeness, -$1.offset) }.map(\.element)
         snippet = Self.snippet(method: request.method, url: redaction.redacted(url: request.url.absoluteString),
                                body: request.body.count <= Self.bodyLimit ? shownBody?.text : nil, bodySize: request.body.count,
-                               isJSON: request.json != nil)
+                               isJSON: request.body.count <= Self.bodyLimit && request.json != nil)
     }
 
     public var description: String {

@@ -1,0 +1,186 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+/// A registered secret and the standard name rules, tried in every place and encoding a value
+/// can travel in. Each case is what an attacker (or a careless echo server) would try.
+@Suite("Redaction")
+struct RedactionTests {
+    static let secret = "SEKRIT-value/1+2"
+    let redaction = Redaction.standard.secret(Self.secret)
+
+    // MARK: Registered secrets, in every encoding
+
+    static let encodings: [(name: String, text: String)] = {
+        let bytes = Array(secret.utf8)
+        var forms: [(String, String)] = [
+            ("raw", secret),
+            ("query as the client encodes it", "SEKRIT-value%2F1%2B2"),
+            ("lowercase percent-encoding", "SEKRIT-value%2f1%2b2"),
+            ("every byte percent-encoded", bytes.map { "%" + String($0, radix: 16) }.joined()),
+            ("JSON-escaped slash", #"SEKRIT-value\/1+2"#),
+            ("JSON unicode escapes", #"\u0053EKRIT-value\u002F1\u002b2"#),
+            ("base64url", Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")),
+        ]
+        for offset in 0..<3 {
+            let padded = Data(Array("abc".utf8).prefix(offset) + bytes + Array("xyz".utf8))
+            forms.append(("base64 at offset \(offset)", padded.base64EncodedString()))
+        }
+        return forms
+    }()
+
+    @Test("a registered secret is found in a URL path, query and fragment", arguments: encodings.map(\.text))
+    func secretInAURL(encoded: String) {
+        for url in ["https://h/a/\(encoded)/b", "https://h/a?q=\(encoded)&page=2", "https://h/a#x=\(encoded)"] {
+            let redacted = redaction.redacted(url: url)
+            #expect(!redaction.containsSecret(redacted.utf8), "\(url) -> \(redacted)")
+            #expect(redacted.contains("REDACTED"))
+        }
+    }
+
+    @Test("a registered secret is found in a header value and a text body", arguments: encodings.map(\.text))
+    func secretInHeadersAndBodies(encoded: String) {
+        let header = redaction.redacted(header: "X-Echo", value: "got \(encoded) ok")
+        #expect(header.hasPrefix("got ") && header.hasSuffix(" ok") && header.contains("REDACTED"))
+        #expect(!redaction.containsSecret(header.utf8), "\(header)")
+        let body = redaction.redacted(body: Data(#"{"echo": "\#(encoded)", "n": 1}"#.utf8), contentType: "application/json")
+        let text = String(decoding: body, as: UTF8.self)
+        #expect(text.hasPrefix(#"{"echo": ""#) && text.hasSuffix(#"", "n": 1}"#) && text.contains("REDACTED"))
+        #expect(!redaction.containsSecret(body), "\(text)")
+    }
+
+    @Test func aSecretAlignedInBase64IsReplacedWhole() {
+        let encoded = Data(Self.secret.utf8).base64EncodedString()
+        #expect(redaction.redacted(header: "X-Echo", value: "got \(encoded) ok").hasPrefix("got REDACTED"))
+    }
+
+    @Test func aSecretWithASpaceIsFoundWithPlusForTheSpace() {
+        let redaction = Redaction.none.secret("open sesame 42")
+        #expect(redaction.redacted(url: "https://h/?q=open+sesame+42&x=1") == "https://h/?q=REDACTED&x=1")
+        #expect(redaction.redacted(url: "https://h/?q=open%20sesame%2042") == "https://h/?q=REDACTED")
+    }
+
+    @Test func aSecretInsideABinaryBodyIsFoundAtAnyOffset() {
+        var random = SystemRandomNumberGenerator()
+        for offset in [0, 1, 2, 3, 1000] {
+            let noise = (0..<offset).map { _ in UInt8.random(in: 0x80...0xFF, using: &random) }
+            let body = Data(noise + Array(Self.secret.utf8) + [0xFF, 0x00, 0xFE])
+            let redacted = redaction.redacted(body: body, contentType: "application/octet-stream")
+            #expect(!redaction.containsSecret(redacted))
+            #expect(!redaction.containsSecret(Data(redacted.base64EncodedString().utf8)), "base64 of the result at offset \(offset)")
+            #expect(redacted.prefix(offset) == Data(noise), "the bytes around the secret are kept")
+        }
+    }
+
+    @Test func aNonASCIISecretIsFoundJSONEscapedAsSurrogatePairs() {
+        let redaction = Redaction.none.secret("clé-🔑-42")
+        let escaped = #"{"v": "cl\u00e9-\ud83d\udd11-42"}"#
+        #expect(String(decoding: redaction.redacted(body: Data(escaped.utf8), contentType: nil), as: UTF8.self) == #"{"v": "REDACTED"}"#)
+        #expect(redaction.redacted(url: "https://h/?v=cl%C3%A9-%F0%9F%94%91-42") == "https://h/?v=REDACTED")
+    }
+
+    @Test func textWithoutTheSecretIsLeftAlone() {
+        let text = "SEKRIT-value/1+3 and SEKRIT and %2F1%2B2"
+        #expect(redaction.redacted(text: text) == text)
+    }
+
+    // MARK: Name rules
+
+    @Test("standard rules hide these names in any spelling", arguments: [
+        "password", "passwd", "pwd", "secret", "client_secret", "clientSecret", "token", "accessToken", "refreshToken",
+        "id_token", "access-token", "auth_token", "private_token", "X-API-Token", "X-Amz-Security-Token", "Private-Token",
+        "X-Amz-Signature", "signature", "api_key", "apiKey", "X-Api-Key", "credential", "X-Amz-Credential", "session",
+        "sessionId", "PHPSESSID", "csrf_token", "X-CSRF-Token", "X-XSRF-TOKEN", "Authorization", "Proxy-Authorization",
+        "Cookie", "Set-Cookie", "key", "sig",
+    ])
+    func standardNames(name: String) {
+        #expect(Redaction.standard.hides(name: name))
+    }
+
+    @Test("standard rules keep ordinary names", arguments: ["id", "name", "token_type", "page", "Content-Type", "Accept", "author", "keyboard"])
+    func ordinaryNames(name: String) {
+        #expect(!Redaction.standard.hides(name: name))
+    }
+
+    @Test func aHiddenJSONMemberLosesItsWholeValueWhateverItsType() {
+        let body = #"{"password": ["x", "y"], "token": 123, "secret": {"a": {"b": "c"}}, "accessToken": "at-1", "ok": [1, {"n": "v"}]}"#
+        let redacted = Redaction.standard.redacted(body: Data(body.utf8), contentType: "application/json")
+        #expect(String(decoding: redacted, as: UTF8.self)
+            == #"{"password": "REDACTED", "token": "REDACTED", "secret": "REDACTED", "accessToken": "REDACTED", "ok": [1, {"n": "v"}]}"#)
+    }
+
+    @Test func nestedAndEscapedMemberNamesAreFound() {
+        let body = #"[{"user": {"pass\u0077ord": "p1", "profile": {"refresh_token": null}}}, {"apiKey": false}]"#
+        let redacted = String(decoding: Redaction.standard.redacted(body: Data(body.utf8), contentType: nil), as: UTF8.self)
+        #expect(redacted == #"[{"user": {"pass\u0077ord": "REDACTED", "profile": {"refresh_token": "REDACTED"}}}, {"apiKey": "REDACTED"}]"#)
+    }
+
+    @Test func queryAndFragmentParametersAreHiddenByNameKeepingTheirNames() {
+        let url = "https://h/cb?access-token=a1&auth_token=a2&X-Amz-Signature=a3&private_token=a4&page=2#access_token=f1&state=s"
+        #expect(Redaction.standard.redacted(url: url)
+            == "https://h/cb?access-token=REDACTED&auth_token=REDACTED&X-Amz-Signature=REDACTED&private_token=REDACTED&page=2"
+                + "#access_token=REDACTED&state=s")
+    }
+
+    @Test func formBodiesAreHiddenByField() {
+        let body = Redaction.standard.redacted(body: Data("user=ann&passwd=hunter2&clientSecret=cs".utf8),
+                                               contentType: "application/x-www-form-urlencoded; charset=utf-8")
+        #expect(String(decoding: body, as: UTF8.self) == "user=ann&passwd=REDACTED&clientSecret=REDACTED")
+    }
+
+    @Test func valuesHiddenByNameAreCollectedSoEchoesCanBeHidden() {
+        let headers: HTTPHeaders = ["Authorization": "Basic \(Data("ann:pa55word".utf8).base64EncodedString())", "X-Api-Token": "xt-1234"]
+        let values = Redaction.standard.hiddenValues(url: "https://h/?token=qt-9876#code=1", headers: headers,
+                                                     body: Data(#"{"secret": {"k": "deep-5555"}}"#.utf8), contentType: nil)
+        for expected in ["ann:pa55word", "pa55word", "xt-1234", "qt-9876", "deep-5555"] {
+            #expect(values.contains(expected), "\(expected)")
+        }
+        let echo = Redaction.standard.hiding(values).redacted(text: "user ann:pa55word sent xt-1234, deep-5555")
+        #expect(echo == "user REDACTED sent REDACTED, REDACTED")
+    }
+
+    @Test func customRulesRunOnEveryText() {
+        let redaction = Redaction.none.custom { $0.replacingOccurrences(of: "tenant-7", with: "tenant-X") }
+        #expect(redaction.redacted(url: "https://tenant-7.h/") == "https://tenant-X.h/")
+        #expect(redaction.redacted(header: "X-Tenant", value: "tenant-7") == "tenant-X")
+        #expect(redaction.redacted(body: Data("a tenant-7".utf8), contentType: nil) == Data("a tenant-X".utf8))
+    }
+}
+
+@Suite("Errors and events hide credentials")
+struct ClientRedactionTests {
+    let session = MockURLSession()
+
+    @Test func anUnacceptableStatusDescriptionHidesTheURLsKeyAndTheBodysPassword() async {
+        session.enqueue(.status(400, headers: ["Content-Type": "application/json"],
+                                body: Data(#"{"error": "bad", "password": "pw-4444"}"#.utf8)))
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await HTTPClient(session: session).get(url("https://h/x?api_key=k-1111&access_token=t-2222"))
+        }
+        let description = error?.description ?? ""
+        for credential in ["k-1111", "t-2222", "pw-4444"] {
+            #expect(!description.contains(credential), "\(credential) in \(description)")
+        }
+        #expect(description.contains("api_key=REDACTED"))
+        #expect(description.contains(#""error": "bad""#))
+    }
+
+    @Test func aTransportErrorDescriptionHidesTheFailingURLsToken() async {
+        session.enqueue(.error(.timedOut))
+        let error = await #expect(throws: HTTPClientError.self) { try await HTTPClient(session: session).get(url("https://h/x?token=t-2222")) }
+        #expect(error?.description.contains("token=REDACTED") == true)
+        #expect(error?.description.contains("t-2222") == false)
+    }
+
+    @Test func eventsHideTheURLsCredentialsAndAPIKeyHeaders() async throws {
+        let events = Locked<[HTTPClientEvent]>([])
+        session.enqueue(.status(200))
+        let client = HTTPClient(session: session, headers: ["X-Api-Key": "xk-3333"], onEvent: { event in events.withLock { $0.append(event) } })
+        _ = try await client.get(url("https://h/x?api_key=k-1111"))
+        let event = try #require(events.current.first)
+        #expect(event.url == url("https://h/x?api_key=REDACTED"))
+        #expect(event.requestHeaders["X-Api-Key"] == "REDACTED")
+        #expect(!event.description.contains("k-1111"))
+    }
+}
