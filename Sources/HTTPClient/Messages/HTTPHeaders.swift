@@ -134,3 +134,18 @@ extension String {
         return true
     }
 }
+
+extension String {
+    /// Whether this is an RFC 9110 token (`tchar`s only, not empty): what methods and header
+    /// names must be.
+    package var isHTTPToken: Bool {
+        !isEmpty && utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+    }
+}

@@ -95,11 +95,7 @@ public struct HTTPResponseFile: Sendable, Hashable {
                     }
                     return Head(statusCode: code, headers: headers, bodyStart: next, nextLine: lineNumber + 1)
                 }
-                guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                    throw .malformed(file: file, line: lineNumber, reason: "the header line \"\(line)\" has no \"Name:\" before a colon")
-                }
-                let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                let (name, value) = try parseHeader(line, file: file, line: lineNumber)
                 headers.add(name: name, value: value)
             } else {
                 statusCode = try parseStatusLine(line, file: file, line: lineNumber)
@@ -115,20 +111,52 @@ public struct HTTPResponseFile: Sendable, Hashable {
                          reason: "no blank line after the headers (one is required, even with no body)")
     }
 
-    /// `HTTP/1.1 201 Created`, `HTTP/2 200`, `HTTP/1.0 404`: version, code, optional reason.
+    /// The versions a status line may name: HTTP/1.0, HTTP/1.1, and HTTP/2 and HTTP/3 as curl
+    /// prints them.
+    static let knownVersions: Set<Substring> = ["HTTP/1.0", "HTTP/1.1", "HTTP/2", "HTTP/2.0", "HTTP/3", "HTTP/3.0"]
+
+    /// `HTTP/1.1 201 Created`, `HTTP/2 200`, `HTTP/1.0 404` (RFC 9112 §4): a known version, one
+    /// space, three digits in 100...599, then an optional space and reason.
     private static func parseStatusLine(_ line: String, file: String, line number: Int) throws(FixtureError) -> Int {
-        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        guard let version = parts.first, version.hasPrefix("HTTP/") else {
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts[0].hasPrefix("HTTP/") else {
             throw .malformed(file: file, line: number,
                              reason: "\"\(line.prefix(60))\" is not a status line such as \"HTTP/1.1 200 OK\"")
         }
-        guard parts.count >= 2 else {
-            throw .malformed(file: file, line: number, reason: "the status line \"\(line)\" has no status code")
+        guard knownVersions.contains(parts[0]) else {
+            throw .malformed(file: file, line: number, reason: "\"\(parts[0].prefix(20))\" is not an HTTP version: expected HTTP/1.0, HTTP/1.1, HTTP/2 or HTTP/3")
         }
-        guard let code = Int(parts[1]), (100...599).contains(code), parts[1].allSatisfy(\.isASCII) else {
-            throw .malformed(file: file, line: number, reason: "the status code \"\(parts[1])\" is not a number in 100...599")
+        guard parts.count >= 2, !parts[1].isEmpty else {
+            throw .malformed(file: file, line: number, reason: "the status line \"\(line.prefix(60))\" has no status code after one space")
+        }
+        let digits = parts[1]
+        guard digits.utf8.count == 3, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let code = Int(digits), (100...599).contains(code)
+        else {
+            throw .malformed(file: file, line: number, reason: "the status code \"\(digits.prefix(20))\" is not three digits in 100...599")
         }
         return code
+    }
+
+    /// `Name: value` (RFC 9110 §5.1, RFC 9112 §5): a token name, no space before the colon,
+    /// the value trimmed. A line that starts with a space would continue the previous one
+    /// (obsolete folding), which RFC 9112 forbids.
+    private static func parseHeader(_ line: String, file: String, line number: Int) throws(FixtureError) -> (String, String) {
+        if line.first == " " || line.first == "\t" {
+            throw .malformed(file: file, line: number, reason: "the line starts with whitespace: folded header lines (obs-fold) are "
+                                 + "not allowed; put the whole value on the header's own line")
+        }
+        guard let colon = line.firstIndex(of: ":"), colon == line.startIndex || String(line.prefix(1)).isHTTPToken else {
+            throw .malformed(file: file, line: number, reason: "\"\(line.prefix(60))\" is not a header line (\"Name: value\"); "
+                                 + "if the body starts here, put one blank line before it")
+        }
+        let name = String(line[..<colon])
+        guard name.isHTTPToken else {
+            throw .malformed(file: file, line: number, reason: name.isEmpty
+                ? "the header line \"\(line.prefix(60))\" has no \"Name:\" before its colon"
+                : "the header name \"\(name.prefix(60))\" is not a token (no spaces or separators, none before the colon)")
+        }
+        return (name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
 }
 

@@ -21,6 +21,19 @@ public struct Cassette: Sendable, Equatable {
         public var duration: TimeInterval
         public var recordedAt: Date
 
+        /// What makes this interaction impossible, or `nil`.
+        var problem: String? {
+            guard (100...599).contains(response.status) else { return "status \(response.status) is not in 100...599" }
+            guard request.method.isHTTPToken else { return "method \"\(request.method)\" is not an HTTP method (a token such as GET)" }
+            guard let components = URLComponents(string: request.url), let scheme = components.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", components.host?.isEmpty == false
+            else { return "URL \"\(request.url)\" is not an absolute http or https URL" }
+            for (side, body) in [("request", request.body), ("response", response.body)] where body != nil && body?.data == nil {
+                return "the \(side) body is marked base64 but is not valid base64"
+            }
+            return nil
+        }
+
         public init(request: Request, response: Response, duration: TimeInterval = 0, recordedAt: Date = Date()) {
             self.request = request
             self.response = response
@@ -175,9 +188,18 @@ public struct Cassette: Sendable, Equatable {
         } catch {
             throw .corrupt(file: file, reason: Self.explain(error))
         }
+        try validate(file: file)
+    }
+
+    /// Checks every interaction holds what a real exchange can: a status in 100...599, a method
+    /// that is an HTTP token, an absolute http(s) URL, and bodies that decode.
+    ///
+    /// - Throws: ``CassetteError/invalidInteraction(file:interaction:reason:)`` for the first
+    ///   interaction that does not.
+    public func validate(file: String) throws(CassetteError) {
         for (index, interaction) in interactions.enumerated() {
-            if case .base64 = interaction.response.body, interaction.response.body?.data == nil {
-                throw .corrupt(file: file, reason: "interaction \(index + 1) has a response body that is not valid base64")
+            if let problem = interaction.problem {
+                throw .invalidInteraction(file: file, interaction: index + 1, reason: problem)
             }
         }
     }
@@ -270,6 +292,8 @@ public enum CassetteError: Error, CustomStringConvertible, LocalizedError {
     /// A registered secret is still in the cassette after redaction, or a compressed body could
     /// hide one; nothing was written. `interaction` is 1-based; `place` says where.
     case secretWouldBeWritten(file: String, interaction: Int?, place: String)
+    /// Interaction number `interaction` (1-based) holds what no real exchange can.
+    case invalidInteraction(file: String, interaction: Int, reason: String)
     /// The file is not a HAR 1.2 archive.
     case invalidHAR(file: String, reason: String)
 
@@ -284,6 +308,7 @@ public enum CassetteError: Error, CustomStringConvertible, LocalizedError {
             "\(file): refusing to write the cassette: \(interaction.map { "interaction \($0)" } ?? "it") may still contain a "
                 + "registered secret, in the \(place). Nothing was written; add a redaction rule for it."
         case .invalidHAR(let file, let reason): "\(file): not a HAR 1.2 file: \(reason)."
+        case .invalidInteraction(let file, let interaction, let reason): "\(file): interaction \(interaction): \(reason)."
         }
     }
 

@@ -27,6 +27,13 @@ extension StubRegistry {
         // Both sides are redacted alike: a recording made with redaction off (a HAR export)
         // still matches, and so does a request carrying the real value of a redacted one.
         let url: @Sendable (String) -> (path: String, url: String)? = { Self.normalized(redaction.redacted(url: $0)) }
+        // Nothing is dropped silently: an interaction that cannot be served fails the test.
+        for (index, interaction) in cassette.interactions.enumerated() {
+            if let problem = interaction.problem ?? (url(interaction.request.url) == nil ? "its URL cannot be parsed" : nil) {
+                reporting.report("Cannot replay interaction \(index + 1) of the cassette in \"\(name)\": \(problem).", location,
+                                 createdInSwiftTesting)
+            }
+        }
         for group in Self.grouped(cassette.interactions, matching: matching, url: url) {
             guard let first = group.first, let key = url(first.request.url) else { continue }
             let stub = stub(HTTPMethod(rawValue: first.request.method), path: .exact(key.path))

@@ -86,6 +86,7 @@ extension Cassette {
                 recordedAt: entry.startedDateTime.flatMap { ISO8601DateFormatter.har.date(from: $0) } ?? Date(timeIntervalSince1970: 0)))
         }
         self.init(interactions: interactions)
+        try validate(file: file)
     }
 
     private static func headers(_ headers: [HAR.Header]?) -> [Header] {

@@ -116,3 +116,59 @@ struct CassetteRedactionTests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 }
+
+/// A cassette or HAR file can hold only what a real exchange can; anything else is an error
+/// naming the file and the interaction, never a silent replay or a silent drop.
+@Suite("Cassette validation")
+struct CassetteValidationTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    static func file(status: Int = 200, method: String = "GET", url: String = "https://h/x") -> String {
+        #"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "https://h/ok", "headers": []}, "#
+            + #""response": {"status": 200, "headers": []}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}, "#
+            + #"{"request": {"method": "\#(method)", "url": "\#(url)", "headers": []}, "#
+            + #""response": {"status": \#(status), "headers": []}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}]}"#
+    }
+
+    @Test("impossible interactions are errors naming the file and the interaction", arguments: [
+        (file(status: 0), "interaction 2: status 0 is not in 100...599"),
+        (file(status: -1), "interaction 2: status -1 is not in 100...599"),
+        (file(status: 99999), "interaction 2: status 99999 is not in 100...599"),
+        (file(method: "GET /x"), #"interaction 2: method "GET /x" is not an HTTP method"#),
+        (file(method: ""), #"interaction 2: method "" is not an HTTP method"#),
+        (file(url: "x"), #"interaction 2: URL "x" is not an absolute http or https URL"#),
+        (file(url: "ftp://h/x"), #"interaction 2: URL "ftp://h/x" is not an absolute http or https URL"#),
+        (file(url: "https:///x"), #"interaction 2: URL "https:///x" is not an absolute http or https URL"#),
+    ])
+    func impossibleInteractions(text: String, expected: String) {
+        let error = #expect(throws: CassetteError.self) { try Cassette(contentsOf: write(text)) }
+        #expect(error?.description.contains("cassette.json: " + expected) == true, "\(String(describing: error))")
+    }
+
+    @Test func aHARWithAnImpossibleEntryIsAnError() throws {
+        let har = #"{"log": {"entries": [{"request": {"method": "GET", "url": "not a url"}, "response": {"status": 200}}]}}"#
+        let error = #expect(throws: CassetteError.self) { try Cassette(harContentsOf: write(har)) }
+        #expect(error?.description.contains(#"interaction 1: URL "not a url" is not an absolute http or https URL"#) == true)
+    }
+
+    @Test func replayingAnInteractionThatCannotBeServedFailsTheTest() {
+        let failures = CollectedFailures()
+        let stubs = StubRegistry("replay", reporting: failures.reporting)
+        stubs.replay(Cassette(interactions: [
+            .init(request: .init(method: "GET", url: "https://h/a"), response: .init(status: 200)),
+            .init(request: .init(method: "GET", url: "::"), response: .init(status: 200)),
+        ]))
+        #expect(failures.all == [#"Cannot replay interaction 2 of the cassette in "replay": URL "::" is not an absolute http or https URL."#])
+        #expect(stubs.status(for: request("GET", "https://h/a")) == 200)
+    }
+
+    func write(_ text: String) throws -> URL {
+        let url = folder.url.appendingPathComponent("cassette.json")
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+}

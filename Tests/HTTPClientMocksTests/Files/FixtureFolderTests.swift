@@ -79,7 +79,7 @@ struct FixtureFolderTests {
         let error = await #expect(throws: HTTPClientError.self) { try await client.get(testURL("https://h/broken")) }
         let fixtureError = error?.urlError?.userInfo[NSUnderlyingErrorKey] as? FixtureError
         #expect(fixtureError == .malformed(file: folder.url.appendingPathComponent("GET|-broken.http").path, line: 2,
-                                           reason: "the header line \"Content-Type text/plain\" has no \"Name:\" before a colon"))
+                                           reason: "\"Content-Type text/plain\" is not a header line (\"Name: value\"); if the body starts here, put one blank line before it"))
     }
 
     @Test func theFolderIsAStubThatCountsItsCalls() async throws {

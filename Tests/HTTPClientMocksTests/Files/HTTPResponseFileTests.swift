@@ -78,11 +78,20 @@ struct HTTPResponseFileTests {
         ("", 1, "the file is empty"),
         ("Content-Type: text/plain\n\nbody", 1, "is not a status line"),
         ("HTTP/1.1\n\n", 1, "has no status code"),
-        ("HTTP/1.1 abc OK\n\n", 1, "the status code \"abc\" is not a number in 100...599"),
-        ("HTTP/1.1 600 Nope\n\n", 1, "the status code \"600\" is not a number in 100...599"),
+        ("HTTP/1.1 abc OK\n\n", 1, "the status code \"abc\" is not three digits in 100...599"),
+        ("HTTP/1.1 600 Nope\n\n", 1, "the status code \"600\" is not three digits in 100...599"),
         ("HTTP/1.1 99 Low\n\n", 1, "the status code \"99\""),
-        ("HTTP/1.1 200 OK\nContent-Type: text/plain\nno colon here\n\n", 3, "the header line \"no colon here\" has no \"Name:\""),
+        ("HTTP/1.1 +200 OK\n\n", 1, "the status code \"+200\" is not three digits"),
+        ("HTTP/1.1 0200 OK\n\n", 1, "the status code \"0200\" is not three digits"),
+        ("HTTP/1.1  200 OK\n\n", 1, "has no status code after one space"),
+        ("HTTP/ 200 OK\n\n", 1, "\"HTTP/\" is not an HTTP version"),
+        ("HTTP/9 200 OK\n\n", 1, "\"HTTP/9\" is not an HTTP version: expected HTTP/1.0, HTTP/1.1, HTTP/2 or HTTP/3"),
+        ("HTTP/1.1 200 OK\nContent-Type: text/plain\nno colon here\n\n", 3, "\"no colon here\" is not a header line"),
+        ("HTTP/1.1 200 OK\n{\"id\": 1}\n", 2, "if the body starts here, put one blank line before it"),
         ("HTTP/1.1 200 OK\n: value\n\n", 2, "has no \"Name:\""),
+        ("HTTP/1.1 200 OK\nX Name: value\n\n", 2, "the header name \"X Name\" is not a token"),
+        ("HTTP/1.1 200 OK\nX-Name : value\n\n", 2, "the header name \"X-Name \" is not a token"),
+        ("HTTP/1.1 200 OK\nX-Long: a\n  continued\n\n", 3, "folded header lines (obs-fold) are not allowed"),
         ("HTTP/1.1 200 OK\nContent-Type: text/plain", 3, "no blank line after the headers"),
         ("HTTP/1.1 200 OK", 2, "no blank line after the headers"),
     ])
@@ -97,7 +106,7 @@ struct HTTPResponseFileTests {
 
     @Test func theErrorMessageReadsAsFileColonLine() {
         let error = #expect(throws: FixtureError.self) { try parse("HTTP/1.1 2OO OK\n\n", file: "a.http") }
-        #expect(error?.description == "a.http:1: the status code \"2OO\" is not a number in 100...599.")
+        #expect(error?.description == "a.http:1: the status code \"2OO\" is not three digits in 100...599.")
     }
 
     @Test func aMissingFileIsUnreadable() {
