@@ -16,18 +16,27 @@ struct Command {
 
     static let usage = """
         usage: httpc [METHOD] URL [-H 'Name: value']... [-d DATA | --json JSON] [-i]
-                     [--fixtures DIR | --cassette FILE [--record-mode none|once|new_episodes|all]]
+                     [--fixtures DIR | --cassette FILE [--record-mode MODE]]
 
+          METHOD                      GET, POST, PUT... (an HTTP token); default GET, or POST with a body
           -H, --header 'Name: value'  add a request header (repeatable)
           -d, --data DATA             send DATA as the body (@FILE reads a file); default method POST
               --json JSON             send JSON with Content-Type and Accept application/json
           -i, --include               print the response headers
               --fixtures DIR          answer from a VOKMockData fixture folder (offline)
-              --cassette FILE         replay a cassette (record with --record-mode)
+              --cassette FILE         answer from a cassette
+              --record-mode MODE      with --cassette: none (replay only, the default), once,
+                                      new_episodes or all
+          -h, --help                  print this help
+              --                      end of options: what follows is METHOD and URL
 
+        An option's value is the next argument, even when it starts with "-".
         Without --fixtures or --cassette, HTTPCLIENT_FIXTURES or HTTPCLIENT_CASSETTE in the
         environment choose the answers; otherwise the request goes to the network.
-        Exit status: 0 for 2xx, 1 for another status, 2 for a usage error, 3 for a failed request.
+
+        Exit status: 0 for a 2xx response (or --help), 1 for another status, 2 for a usage error,
+        3 when no response came (a network error, a missing or broken fixture or cassette, or
+        nothing that answers the request).
         """
 
     /// A usage error: what was wrong with the command line.
@@ -35,64 +44,92 @@ struct Command {
         let description: String
     }
 
-    init(arguments: [String]) throws(UsageError) {
+    /// The command `arguments` ask for, or `nil` when they ask for help.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Command? {
+        var options = Options()
         var positional: [String] = []
-        var headers = HTTPHeaders()
-        var data: Data?
-        var isJSON = false
-        var include = false
-        var fixtures: String?, cassette: String?, recordMode: RecordMode?
         var index = 0
         func value(for option: String) throws(UsageError) -> String {
             index += 1
             guard index < arguments.count else { throw UsageError(description: "\(option) needs a value") }
             return arguments[index]
         }
+        func once(_ current: String?, _ option: String) throws(UsageError) {
+            if current != nil { throw UsageError(description: "\(option) is given twice; give it once") }
+        }
+        var endOfOptions = false
         while index < arguments.count {
             let argument = arguments[index]
+            defer { index += 1 }
+            if endOfOptions || argument == "-" || !argument.hasPrefix("-") {
+                positional.append(argument)
+                continue
+            }
             switch argument {
+            case "--":
+                endOfOptions = true
+            case "-h", "--help":
+                return nil
             case "-H", "--header":
                 let header = try value(for: argument)
-                guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
+                guard let colon = header.firstIndex(of: ":"), String(header[..<colon]).isHTTPToken else {
                     throw UsageError(description: "the header \"\(header)\" is not of the form 'Name: value'")
                 }
-                headers.add(name: header[..<colon].trimmingCharacters(in: .whitespaces),
-                            value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                options.headers.add(name: String(header[..<colon]), value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
             case "-d", "--data":
-                guard data == nil else { throw UsageError(description: "give one body: -d or --json, once") }
-                data = try Self.readData(try value(for: argument))
+                guard options.data == nil else { throw UsageError(description: "give one body: -d or --json, once") }
+                options.data = try Self.readData(try value(for: argument))
             case "--json":
-                guard data == nil else { throw UsageError(description: "give one body: -d or --json, once") }
+                guard options.data == nil else { throw UsageError(description: "give one body: -d or --json, once") }
                 let text = try value(for: argument)
                 guard (try? JSONValue(parsing: Data(text.utf8))) != nil else {
                     throw UsageError(description: "--json: \(text.prefix(40)) is not valid JSON")
                 }
-                data = Data(text.utf8)
-                isJSON = true
+                options.data = Data(text.utf8)
+                options.isJSON = true
             case "-i", "--include":
-                include = true
+                options.include = true
             case "--fixtures":
-                fixtures = try value(for: argument)
+                try once(options.fixtures, argument)
+                options.fixtures = try value(for: argument)
             case "--cassette":
-                cassette = try value(for: argument)
+                try once(options.cassette, argument)
+                options.cassette = try value(for: argument)
             case "--record-mode":
+                try once(options.recordMode?.rawValue, argument)
                 let name = try value(for: argument)
                 guard let mode = RecordMode(name: name) else {
                     throw UsageError(description: "--record-mode: \"\(name)\" is not one of none, once, new_episodes, all")
                 }
-                recordMode = mode
+                options.recordMode = mode
             default:
-                guard !argument.hasPrefix("-") || argument == "-" else { throw UsageError(description: "unknown option \(argument)") }
-                positional.append(argument)
+                throw UsageError(description: "unknown option \(argument) (use -- before a URL or method that starts with \"-\")")
             }
-            index += 1
         }
-        guard fixtures == nil || cassette == nil else { throw UsageError(description: "use --fixtures or --cassette, not both") }
-        guard recordMode == nil || cassette != nil else { throw UsageError(description: "--record-mode needs --cassette") }
+        return try Command(options, positional: positional)
+    }
+
+    /// What the options said, before they are checked together.
+    private struct Options {
+        var headers = HTTPHeaders()
+        var data: Data?
+        var isJSON = false
+        var include = false
+        var fixtures: String?
+        var cassette: String?
+        var recordMode: RecordMode?
+    }
+
+    private init(_ options: Options, positional: [String]) throws(UsageError) {
+        guard options.fixtures == nil || options.cassette == nil else { throw UsageError(description: "use --fixtures or --cassette, not both") }
+        guard options.recordMode == nil || options.cassette != nil else { throw UsageError(description: "--record-mode needs --cassette") }
         let urlText: String
         switch positional.count {
         case 1: urlText = positional[0]
         case 2:
+            guard positional[0].isHTTPToken else {
+                throw UsageError(description: "the method \"\(positional[0])\" is not an HTTP method (a token such as GET, no spaces)")
+            }
             method = HTTPMethod(rawValue: positional[0])
             urlText = positional[1]
         default:
@@ -102,22 +139,23 @@ struct Command {
             throw UsageError(description: "\"\(urlText)\" is not an http or https URL")
         }
         self.url = url
-        self.headers = headers
-        self.body = data
-        self.isJSON = isJSON
-        self.includeHeaders = include
-        self.fixtures = fixtures
-        self.cassette = cassette
-        self.recordMode = recordMode
+        headers = options.headers
+        body = options.data
+        isJSON = options.isJSON
+        includeHeaders = options.include
+        fixtures = options.fixtures
+        cassette = options.cassette
+        recordMode = options.recordMode
     }
 
     private static func readData(_ argument: String) throws(UsageError) -> Data {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
         let path = String(argument.dropFirst())
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw UsageError(description: "-d: cannot read the file \(path)")
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw UsageError(description: "\(path): cannot be read (\(SystemReason(error)))")
         }
-        return data
     }
 
     /// The request to send: GET by default, POST when there is a body.

@@ -22,19 +22,25 @@ enum Output {
         return response.text ?? "<\(response.body.count) bytes of binary data>"
     }
 
-    /// A one-line reason; for a request no fixture or stub answers, followed by the file names
-    /// that were tried.
+    /// Why no response came, on one line (or, for a request nothing answers, followed by the
+    /// reasons each candidate gave: the fixture file names tried). URLs are redacted.
     static func explain(_ error: HTTPClientError) -> String {
-        let underlying = error.urlError?.userInfo[NSUnderlyingErrorKey]
-        if let unmatched = underlying as? UnmatchedRequestError {
+        switch error.urlError?.userInfo[NSUnderlyingErrorKey] {
+        case let unmatched as UnmatchedRequestError:
             let request = unmatched.report.request
-            return "nothing answers \(request.method) \(request.url.absoluteString): "
-                + unmatched.report.candidates.flatMap(\.reasons).joined(separator: "\n")
+            let redaction = Redaction.standard.hiding(Redaction.standard.hiddenValues(
+                url: request.url.absoluteString, headers: request.headers, body: request.body, contentType: request.headers["Content-Type"]))
+            return "nothing answers \(request.method) \(redaction.redacted(url: request.url.absoluteString)): "
+                + redaction.redacted(text: unmatched.report.candidates.flatMap(\.reasons).joined(separator: "\n"))
+        case let error as FixtureError:
+            return error.description
+        case let error as CassetteError:
+            return error.description
+        case let error as RecordModeError:
+            return error.description
+        default:
+            return error.description.split(separator: "\n").joined(separator: ": ")
         }
-        if let underlying = underlying as? NSError, let description = underlying.userInfo[NSLocalizedDescriptionKey] as? String {
-            return "\(error.description.split(separator: "\n").first ?? "") \(description)"
-        }
-        return error.description.replacingOccurrences(of: "\n", with: " ")
     }
 
     static func reason(_ status: Int) -> String {

@@ -10,18 +10,13 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.isEmpty {
-    fail("a URL is required\n\(Command.usage)", status: 2)
-}
-if arguments.contains("--help") || arguments.contains("-h") {
-    print(Command.usage)
-    exit(0)
-}
-
 let command: Command
 do {
-    command = try Command(arguments: arguments)
+    guard let parsed = try Command.parse(Array(CommandLine.arguments.dropFirst())) else {
+        print(Command.usage)
+        exit(0)
+    }
+    command = parsed
 } catch {
     fail("\(error)\n\(Command.usage)", status: 2)
 }
@@ -43,5 +38,5 @@ do {
 
 print(Output.render(response, includeHeaders: command.includeHeaders))
 if !response.isSuccessful {
-    fail("HTTP \(response.statusCode) from \(response.url?.absoluteString ?? command.url.absoluteString)", status: 1)
+    fail("HTTP \(response.statusCode) from \(Redaction.standard.redacted(url: (response.url ?? command.url).absoluteString))", status: 1)
 }

@@ -169,7 +169,7 @@ public enum FixtureError: Error, CustomStringConvertible, LocalizedError, Equata
     public var description: String {
         switch self {
         case .malformed(let file, let line, let reason): "\(file):\(line): \(reason)."
-        case .unreadable(let file, let underlying): "\(file): cannot be read (\(underlying))."
+        case .unreadable(let file, let underlying): "\(file): cannot be read (\(SystemReason(underlying)))."
         case .notADirectory(let path): "\(path): the fixture folder does not exist or is not a directory."
         }
     }

@@ -74,7 +74,8 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         case .none:
             guard exists else {
                 throw CassetteError.unreadable(file: file.path, underlying: CocoaError(.fileNoSuchFile, userInfo: [
-                    NSLocalizedDescriptionKey: "no cassette here; record it once with \(RecordMode.environmentVariable)=once",
+                    NSLocalizedDescriptionKey: "there is no cassette here; record it first with record mode once "
+                        + "(\(RecordMode.environmentVariable)=once, or httpc --record-mode once)",
                 ]))
             }
             (records, replays) = (false, true)

@@ -103,11 +103,69 @@ struct HttpcTests {
         (["-H", "NoColon", "https://h/"], "the header \"NoColon\" is not of the form 'Name: value'"),
         (["https://h/", "--json", "{bad"], "--json: {bad is not valid JSON"),
         (["https://h/", "--record-mode", "all"], "--record-mode needs --cassette"),
-        (["https://h/", "--wat"], "unknown option --wat"),
+        (["https://h/", "--wat"], "unknown option --wat (use -- before a URL or method that starts with \"-\")"),
+        (["GET /x", "https://h/"], "the method \"GET /x\" is not an HTTP method (a token such as GET, no spaces)"),
+        (["https://h/", "--fixtures", "a", "--fixtures", "b"], "--fixtures is given twice; give it once"),
+        (["https://h/", "--cassette", "a", "--cassette", "b"], "--cassette is given twice; give it once"),
+        (["https://h/", "--cassette", "a", "--record-mode", "all", "--record-mode", "once"], "--record-mode is given twice; give it once"),
+        (["https://h/", "-d", "@/nonexistent/body.json"], "/nonexistent/body.json: cannot be read (No such file or directory)"),
+        (["--", "-h"], "\"-h\" is not an http or https URL"),
     ])
     func usageErrors(arguments: [String], message: String) throws {
         let process = try run(arguments)
         #expect(process.status == 2)
         #expect(process.errors.hasPrefix("httpc: \(message)\nusage: httpc"))
+    }
+
+    @Test func helpIsAnOptionOnlyWhenItIsAnArgumentOfItsOwn() throws {
+        let help = try httpc("https://h/x", "--help")
+        #expect(help.status == 0)
+        #expect(help.output.contains("--record-mode MODE"))
+        #expect(help.output.contains("Exit status: 0 for a 2xx response"))
+        // Here --help is the value of -d: the body sent, not a request for help.
+        let body = try httpc("POST", "https://api.example.com/nothing", "-d", "--help", "--fixtures", Self.fixtures)
+        #expect(body.status == 3)
+        #expect(!body.output.contains("usage"))
+        #expect(body.errors.hasPrefix("httpc: nothing answers POST https://api.example.com/nothing"))
+    }
+
+    @Test func doubleDashEndsTheOptions() throws {
+        let run = try httpc("--fixtures", Self.fixtures, "--", "GET", "https://api.example.com/users/1")
+        #expect(run.status == 0)
+        #expect(run.output.contains("Ada Lovelace"))
+    }
+
+    @Test("file errors are one line naming the file and the system's reason", arguments: [
+        (["https://h/x", "--fixtures", "/nonexistent/folder"], "httpc: /nonexistent/folder: the fixture folder does not exist or is not a directory.\n"),
+        (["https://h/x", "--cassette", "/nonexistent/c.json"],
+         "httpc: /nonexistent/c.json: the cassette cannot be read (there is no cassette here; record it first with record mode once "
+            + "(HTTPCLIENT_RECORD_MODE=once, or httpc --record-mode once)).\n"),
+    ])
+    func fileErrors(arguments: [String], expected: String) throws {
+        let run = try run(arguments)
+        #expect(run.status == 3)
+        #expect(run.errors == expected)
+    }
+
+    @Test func aBrokenCassetteOrFixtureIsOneLineWithTheFileAndLine() throws {
+        let folder = try TemporaryFolder()
+        let cassette = folder.url.appendingPathComponent("c.json")
+        try Data(#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "https://h/s", "headers": []}, "response": {"status": 0, "headers": []}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}]}"#.utf8)
+            .write(to: cassette)
+        let broken = try httpc("https://h/s", "--cassette", cassette.path)
+        #expect(broken.status == 3)
+        #expect(broken.errors == "httpc: \(cassette.path): interaction 1: status 0 is not in 100...599.\n")
+
+        try folder.write("GET|-bad.http", "HTTP/1.1 200 OK\nX Bad: 1\n\n")
+        let fixture = try httpc("https://h/bad", "--fixtures", folder.url.path)
+        #expect(fixture.status == 3)
+        #expect(fixture.errors.hasPrefix("httpc: \(folder.url.path)/GET|-bad.http:2: the header name \"X Bad\" is not a token"))
+        #expect(fixture.errors.filter { $0 == "\n" }.count == 1)
+    }
+
+    @Test func messagesHideCredentialsInTheURL() throws {
+        let run = try httpc("https://api.example.com/users/99?api_key=k-1234", "--fixtures", Self.fixtures)
+        #expect(!run.errors.contains("k-1234"))
+        #expect(run.errors.contains("api_key=REDACTED"))
     }
 }
