@@ -70,7 +70,11 @@ public struct FixtureMiss: Error, CustomStringConvertible {
     public let triedFileNames: [String]
 
     public var description: String {
-        "no file in \(folder) for this request; tried, most specific first:\n"
+        guard !triedFileNames.isEmpty else {
+            return "no file in \(folder) can answer this request: every name it could have is longer than "
+                + "\(FixtureNaming.maximumNameBytes) bytes, which file systems do not allow; stub it in code instead"
+        }
+        return "no file in \(folder) for this request; tried, most specific first:\n"
             + triedFileNames.map { "         \($0)" }.joined(separator: "\n")
     }
 }

@@ -38,8 +38,12 @@ public enum FixtureNaming {
         case (nil, nil):
             names = [base]
         }
-        return names.filter { $0.count <= 250 }.map(fileSystemSafe)
+        return names.map(fileSystemSafe).filter { $0.utf8.count <= maximumNameBytes }
     }
+
+    /// The longest name, in bytes as file systems count them, leaving room for `.json` or
+    /// `.http` within the usual 255.
+    public static let maximumNameBytes = 250
 
     /// The body part from the body's content: the form text, or the bencoded JSON; `nil` for
     /// other bodies (and for JSON with `null`, which bencoding cannot express).
@@ -48,49 +52,74 @@ public enum FixtureNaming {
         if contentType.hasPrefix("application/x-www-form-urlencoded") {
             return request.text
         }
-        if contentType.hasPrefix("application/json"), let json = request.json, let encoded = bencode(json) {
+        if contentType.hasPrefix("application/json"), let encoded = bencode(request.body, limit: maximumNameBytes) {
             return encoded.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)
         }
         return nil
     }
 
     /// Bencoding: dictionaries with keys sorted by byte order, `LEN:STR` strings, `i<n>e`
-    /// integers (numbers truncated, booleans as 1 and 0), `l...e` lists.
+    /// integers (numbers truncated, booleans as 1 and 0), `l...e` lists; `nil` for text that is
+    /// not JSON, JSON with `null` (which bencoding cannot express), and anything longer than
+    /// `limit` bytes.
     ///
     /// LEN counts UTF-16 code units, not bytes: VOKBenkode writes an `NSString`'s `length`, so
     /// that is what existing fixture names contain (`"é"` is `1:é`). The two agree for ASCII.
-    static func bencode(_ value: JSONValue) -> String? {
-        switch value {
-        case .null:
-            return nil
-        case .bool(let flag):
-            return flag ? "i1e" : "i0e"
-        case .integer(let number):
-            return "i\(number)e"
-        case .number(let number):
-            guard number.isFinite, abs(number) < 9.2e18 else { return nil }
-            return "i\(Int64(number))e"
-        case .string(let text):
-            return "\(text.utf16.count):\(text)"
-        case .array(let items):
-            var out = "l"
-            for item in items {
-                guard let encoded = bencode(item) else { return nil }
-                out += encoded
-            }
-            return out + "e"
-        case .object(let members):
-            var out = "d"
-            for key in members.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
-                guard let value = members[key], let encoded = bencode(value) else { return nil }
-                out += "\(key.utf16.count):\(key)" + encoded
-            }
-            return out + "e"
-        }
+    ///
+    /// The text is bencoded as it is parsed: once an array is longer than `limit`, the rest of
+    /// it is only checked, so a large body costs a scan, not a tree.
+    static func bencode(_ json: Data, limit: Int = .max) -> String? {
+        guard case .text(let text)? = try? JSONParser.parse(json, with: BencodeBuilder(limit: limit)) else { return nil }
+        return text
     }
 
     /// `/` and `:` cannot appear in file names on every system: both become `-`.
     static func fileSystemSafe(_ name: String) -> String {
         String(name.map { $0 == "/" || $0 == ":" ? "-" : $0 })
     }
+}
+
+/// Bencodes JSON while it is parsed (see ``FixtureNaming/bencode(_:limit:)``).
+struct BencodeBuilder: JSONBuilder {
+    enum Encoded {
+        case text(String)
+        /// `null`, a number out of range, or longer than the limit.
+        case impossible
+    }
+
+    let limit: Int
+    static var needsStrings: Bool { true }
+
+    func null() -> Encoded { .impossible }
+    func bool(_ value: Bool) -> Encoded { .text(value ? "i1e" : "i0e") }
+    func integer(_ value: Int64) -> Encoded { .text("i\(value)e") }
+    func number(_ value: Double) -> Encoded { abs(value) < 9.2e18 ? .text("i\(Int64(value))e") : .impossible }
+    func string(_ value: String) -> Encoded { bounded("\(value.utf16.count):\(value)") }
+
+    func makeItems() -> (text: String, isPossible: Bool) { ("l", true) }
+    func append(_ value: Encoded, to items: inout (text: String, isPossible: Bool)) -> Bool {
+        guard items.isPossible, case .text(let text) = value, items.text.utf8.count + text.utf8.count < limit else {
+            items.isPossible = false
+            return false
+        }
+        items.text += text
+        return true
+    }
+    func array(_ items: (text: String, isPossible: Bool)) -> Encoded { items.isPossible ? bounded(items.text + "e") : .impossible }
+
+    /// Every member, a repeated name keeping its last value: an early part that is too long may
+    /// still be replaced.
+    func makeMembers() -> [String: Encoded] { [:] }
+    func set(_ name: String, _ value: Encoded, in members: inout [String: Encoded]) { members[name] = value }
+    func object(_ members: [String: Encoded]) -> Encoded {
+        var text = "d"
+        for name in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            guard case .text(let value)? = members[name] else { return .impossible }
+            text += "\(name.utf16.count):\(name)" + value
+            guard text.utf8.count <= limit else { return .impossible }
+        }
+        return bounded(text + "e")
+    }
+
+    private func bounded(_ text: String) -> Encoded { text.utf8.count <= limit ? .text(text) : .impossible }
 }

@@ -12,8 +12,10 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case object([String: JSONValue])
 
     /// Parses JSON bytes (any top-level value, including fragments such as `"text"` or `3`).
+    ///
+    /// - Throws: An error naming the byte offset and what was wrong, for text that is not JSON.
     public init(parsing data: Data) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+        self = try JSONParser.parse(data, with: JSONValueBuilder())
     }
 
     /// Converts an `Encodable` value by encoding it with `encoder` and parsing the result.

@@ -1,0 +1,362 @@
+import Foundation
+
+/// Why a text is not JSON, and the byte offset where that was found.
+struct JSONSyntaxError: Error, CustomStringConvertible {
+    let offset: Int
+    let reason: String
+    var description: String { "invalid JSON at byte \(offset): \(reason)" }
+}
+
+/// What a ``JSONParser`` builds from the values it reads: a ``JSONValue``, a bencoded fixture
+/// name, or nothing (checking only).
+protocol JSONBuilder {
+    associatedtype Value
+    associatedtype Items
+    associatedtype Members
+    /// Whether the parser must make `String`s of string tokens (checking alone does not).
+    static var needsStrings: Bool { get }
+
+    mutating func null() -> Value
+    mutating func bool(_ value: Bool) -> Value
+    mutating func integer(_ value: Int64) -> Value
+    mutating func number(_ value: Double) -> Value
+    mutating func string(_ value: String) -> Value
+    func makeItems() -> Items
+    /// Returns `false` when no later item can change the array's value: the parser then only
+    /// checks the rest, building nothing.
+    mutating func append(_ value: Value, to items: inout Items) -> Bool
+    mutating func array(_ items: Items) -> Value
+    func makeMembers() -> Members
+    mutating func set(_ name: String, _ value: Value, in members: inout Members)
+    mutating func object(_ members: Members) -> Value
+}
+
+/// Parses RFC 8259 JSON in one pass over the bytes, handing what it reads to a builder.
+///
+/// `JSONDecoder` decodes a `JSONValue` by trying each type in turn and catching the errors,
+/// which reads about 5 MB a second; this reads the bytes once. Nesting is limited, so a body of
+/// ten thousand `[` cannot exhaust the stack.
+struct JSONParser<Builder: JSONBuilder> {
+    typealias Failure = JSONSyntaxError
+
+    static var maximumDepth: Int { 512 }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private var depth = 0
+    private var builder: Builder
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, builder: Builder, index: Int = 0, depth: Int = 0) {
+        self.bytes = bytes
+        self.builder = builder
+        self.index = index
+        self.depth = depth
+    }
+
+    /// Parses `data`: one value, surrounded by optional whitespace.
+    static func parse(_ data: Data, with builder: Builder) throws(Failure) -> Builder.Value {
+        let result: Result<Builder.Value, Failure> = data.withUnsafeBytes { raw in
+            var parser = JSONParser(raw.bindMemory(to: UInt8.self), builder: builder)
+            do throws(Failure) {
+                parser.skipSpace()
+                let value = try parser.value()
+                parser.skipSpace()
+                guard parser.index == parser.bytes.count else { throw parser.failure("unexpected text after the value") }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: Values
+
+    private mutating func value() throws(Failure) -> Builder.Value {
+        guard index < bytes.count else { throw failure("a value was expected") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try object()
+        case UInt8(ascii: "["): return try array()
+        case UInt8(ascii: "\""): return builder.string(try string())
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return builder.bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return builder.bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return builder.null()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw failure("a value was expected")
+        }
+    }
+
+    private mutating func object() throws(Failure) -> Builder.Value {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var members = builder.makeMembers()
+        skipSpace()
+        if peek(UInt8(ascii: "}")) {
+            index += 1
+            return builder.object(members)
+        }
+        while true {
+            skipSpace()
+            guard peek(UInt8(ascii: "\"")) else { throw failure("a member name in quotes was expected") }
+            let name = try string()
+            skipSpace()
+            guard peek(UInt8(ascii: ":")) else { throw failure("\":\" was expected after a member name") }
+            index += 1
+            skipSpace()
+            let value = try value()
+            builder.set(name, value, in: &members)
+            skipSpace()
+            if peek(UInt8(ascii: ",")) {
+                index += 1
+                continue
+            }
+            if peek(UInt8(ascii: "}")) {
+                index += 1
+                return builder.object(members)
+            }
+            throw failure("\",\" or \"}\" was expected")
+        }
+    }
+
+    private mutating func array() throws(Failure) -> Builder.Value {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var items = builder.makeItems()
+        var building = true
+        skipSpace()
+        if peek(UInt8(ascii: "]")) {
+            index += 1
+            return builder.array(items)
+        }
+        while true {
+            skipSpace()
+            if building {
+                building = builder.append(try value(), to: &items)
+            } else {
+                try check()
+            }
+            skipSpace()
+            if peek(UInt8(ascii: ",")) {
+                index += 1
+                continue
+            }
+            if peek(UInt8(ascii: "]")) {
+                index += 1
+                return builder.array(items)
+            }
+            throw failure("\",\" or \"]\" was expected")
+        }
+    }
+
+    /// Reads one value, checking it without building it.
+    private mutating func check() throws(Failure) {
+        var checker = JSONParser<JSONChecker>(bytes, builder: JSONChecker(), index: index, depth: depth)
+        _ = try checker.value()
+        index = checker.index
+    }
+
+    private mutating func enter() throws(Failure) {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+    }
+
+    private mutating func literal(_ text: StaticString) throws(Failure) {
+        let count = text.utf8CodeUnitCount
+        guard index + count <= bytes.count,
+            UnsafeBufferPointer(rebasing: bytes[index..<(index + count)]).elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: count))
+        else { throw failure("a value was expected") }
+        index += count
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`: an integer when it has no
+    /// fraction or exponent and fits in 64 bits, else a double.
+    private mutating func number() throws(Failure) -> Builder.Value {
+        let start = index
+        if peek(UInt8(ascii: "-")) { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a digit was expected") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw failure("a number cannot start with 0") }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        var isInteger = true
+        if peek(UInt8(ascii: ".")) {
+            isInteger = false
+            index += 1
+            try digits()
+        }
+        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
+            isInteger = false
+            index += 1
+            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
+            try digits()
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, let integer = Int64(text) { return builder.integer(integer) }
+        guard let double = Double(text), double.isFinite else { throw failure("the number \(text.prefix(40)) is out of range") }
+        return builder.number(double)
+    }
+
+    private mutating func digits() throws(Failure) {
+        guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a digit was expected") }
+        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+    }
+
+    /// A string token: UTF-8 text with escapes (`\uXXXX` with surrogate pairs); control
+    /// characters and lone surrogates are errors.
+    private mutating func string() throws(Failure) -> String {
+        index += 1
+        let start = index
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                return try validated(text, at: start)
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw failure("a control character must be escaped in a string") }
+            index += 1
+        }
+        var scalars = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                let result: Result<String, Failure> = scalars.withUnsafeBufferPointer { text in
+                    Result { () throws(Failure) in try validated(text, at: start) }
+                }
+                return try result.get()
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { throw failure("the string ends inside an escape") }
+                let escaped = bytes[index]
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escaped)
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0C)
+                case UInt8(ascii: "n"): scalars.append(0x0A)
+                case UInt8(ascii: "r"): scalars.append(0x0D)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"): scalars += Array(String(try unicodeEscape()).utf8)
+                default: throw failure("\\\(Character(Unicode.Scalar(escaped))) is not a JSON escape")
+                }
+            default:
+                if byte < 0x20 { throw failure("a control character must be escaped in a string") }
+                scalars.append(byte)
+                index += 1
+            }
+        }
+        throw failure("the string has no closing quote")
+    }
+
+    /// The scalar of `XXXX` (after `\u`), reading the low half of a surrogate pair.
+    private mutating func unicodeEscape() throws(Failure) -> Unicode.Scalar {
+        let high = try hex4()
+        if (0xD800...0xDBFF).contains(high) {
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                throw failure("a high surrogate must be followed by a low one")
+            }
+            index += 2
+            let low = try hex4()
+            guard (0xDC00...0xDFFF).contains(low), let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) else {
+                throw failure("a high surrogate must be followed by a low one")
+            }
+            return scalar
+        }
+        guard let scalar = Unicode.Scalar(high) else { throw failure("a lone low surrogate is not a character") }
+        return scalar
+    }
+
+    private mutating func hex4() throws(Failure) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw failure("\\u needs four hex digits") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure("\\u needs four hex digits")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private func validated(_ text: UnsafeBufferPointer<UInt8>, at offset: Int) throws(Failure) -> String {
+        // ASCII needs no validation, and most JSON text is ASCII.
+        if text.allSatisfy({ $0 < 0x80 }) { return Builder.needsStrings ? String(decoding: text, as: UTF8.self) : "" }
+        guard let string = String(bytes: text, encoding: .utf8) else {
+            throw Failure(offset: offset, reason: "the string is not valid UTF-8")
+        }
+        return string
+    }
+
+    // MARK: Bytes
+
+    private mutating func skipSpace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func peek(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+}
+
+/// Builds nothing: the parser only checks the text.
+struct JSONChecker: JSONBuilder {
+    static var needsStrings: Bool { false }
+    func null() {}
+    func bool(_ value: Bool) {}
+    func integer(_ value: Int64) {}
+    func number(_ value: Double) {}
+    func string(_ value: String) {}
+    func makeItems() {}
+    func append(_ value: Void, to items: inout Void) -> Bool { true }
+    func array(_ items: Void) {}
+    func makeMembers() {}
+    func set(_ name: String, _ value: Void, in members: inout Void) {}
+    func object(_ members: Void) {}
+}
+
+/// Builds a ``JSONValue``.
+struct JSONValueBuilder: JSONBuilder {
+    static var needsStrings: Bool { true }
+    func null() -> JSONValue { .null }
+    func bool(_ value: Bool) -> JSONValue { .bool(value) }
+    func integer(_ value: Int64) -> JSONValue { .integer(value) }
+    func number(_ value: Double) -> JSONValue { .number(value) }
+    func string(_ value: String) -> JSONValue { .string(value) }
+    func makeItems() -> [JSONValue] { [] }
+    func append(_ value: JSONValue, to items: inout [JSONValue]) -> Bool {
+        items.append(value)
+        return true
+    }
+    func array(_ items: [JSONValue]) -> JSONValue { .array(items) }
+    func makeMembers() -> [String: JSONValue] { [:] }
+    /// A repeated name keeps its last value, as `JSONDecoder` and `JSONSerialization` do.
+    func set(_ name: String, _ value: JSONValue, in members: inout [String: JSONValue]) { members[name] = value }
+    func object(_ members: [String: JSONValue]) -> JSONValue { .object(members) }
+}
