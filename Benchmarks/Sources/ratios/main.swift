@@ -75,10 +75,76 @@ if let index = arguments.firstIndex(of: "--peak-memory-child"), index + 2 < argu
     exit(0)
 }
 
+// The recording child: records one response of the given size through a cassette and prints
+// its peak memory above the baseline.
+if let index = arguments.firstIndex(of: "--record-child"), index + 1 < arguments.count, let size = Int(arguments[index + 1]) {
+    let body = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
+    let upstream = LargeInputs.upstream(answering: body)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("httpclient-record-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let session = try CassetteSession(file: folder.appendingPathComponent("large.json"), mode: .all, upstream: upstream,
+                                      redaction: .standard.secret("not-in-the-body"), reporting: .disabled)
+    let client = HTTPClient(session: session)
+    let baseline = Measure.residentBytes()
+    let started = DispatchTime.now().uptimeNanoseconds
+    _ = try await client.get(URL(string: "https://h/large") ?? folder)
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    print("\(Measure.peakResidentBytes() - baseline) \(seconds)")
+    exit(0)
+}
+
 var rows: [(String, String, String, String)] = []  // scenario, measured, ratio, target
 @MainActor func row(_ scenario: String, _ measured: String, _ ratio: String, _ target: String) {
     rows.append((scenario, measured, ratio, target))
     FileHandle.standardError.write(Data("  measured: \(scenario): \(measured) \(ratio)\n".utf8))
+}
+
+// 9: large inputs stay linear (alone: `ratios --large-inputs`)
+@MainActor func measureLargeInputs() throws {
+    let largeSecret = "SEKRIT-value/1+2"
+    let largeJSON = LargeInputs.json(records: smoke ? 10_000 : 100_000, secret: largeSecret)
+    let largePost = LargeInputs.jsonPost(largeJSON)
+    let naming = Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) { _ = FixtureNaming.candidates(for: largePost) }
+    row("(9) fixture naming, \(largeJSON.count >> 20) MB JSON POST", String(format: "%.0f MB/s", Double(largeJSON.count) / naming / 1_048_576), "",
+        ">= 100 MB/s")
+    let redaction = Redaction.standard.secret(largeSecret)
+    let redacting = Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) {
+        _ = redaction.redacted(body: largeJSON, contentType: "application/json")
+    }
+    row("(9) redaction, \(largeJSON.count >> 20) MB JSON body", String(format: "%.0f MB/s", Double(largeJSON.count) / redacting / 1_048_576), "",
+        ">= 100 MB/s")
+    let largeText = Data(String(repeating: "plain text with % and \\ and S in it, line after line\n", count: largeJSON.count / 56).utf8)
+    let redactingText = Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) {
+        _ = redaction.redacted(body: largeText, contentType: "text/plain")
+    }
+    row("(9) redaction, \(largeText.count >> 20) MB text body", String(format: "%.0f MB/s", Double(largeText.count) / redactingText / 1_048_576), "",
+        ">= 100 MB/s")
+    let reportRegistry = StubRegistry("large report", reporting: .disabled)
+    var reportLength = 0
+    let reporting = Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) {
+        if case .unmatched(let error) = reportRegistry.resolve(largePost.urlRequest) { reportLength = error.report.description.utf8.count }
+    }
+    row("(9) unmatched report, \(largeJSON.count >> 20) MB body", "\(formatTime(reporting)), \(reportLength) bytes long", "", "a few KB")
+    let recordSize = smoke ? 10 << 20 : 100 << 20
+    let recordChild = Process()
+    recordChild.executableURL = URL(fileURLWithPath: arguments[0])
+    recordChild.arguments = ["--record-child", String(recordSize)]
+    let recordPipe = Pipe()
+    recordChild.standardOutput = recordPipe
+    try recordChild.run()
+    let recordOutput = String(decoding: recordPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ")
+    recordChild.waitUntilExit()
+    let recordPeak = Double(recordOutput.first.map(String.init) ?? "") ?? .nan
+    let recordSeconds = Double(recordOutput.last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "") ?? .nan
+    row("(9) recording a \(recordSize >> 20) MB binary response to a cassette: time, peak memory above baseline",
+        String(format: "%@, %.0f MB", formatTime(recordSeconds), recordPeak / 1_048_576), String(format: "%.2fx the body", recordPeak / Double(recordSize)),
+        "<= 2x the body")
+}
+
+if arguments.contains("--large-inputs") {
+    try measureLargeInputs()
+    for (scenario, measured, ratio, target) in rows { print("| \(scenario) | \(measured) | \(ratio) | \(target) |") }
+    exit(0)
 }
 
 // 1-2
@@ -186,6 +252,8 @@ let load = try await Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) 
     _ = try CassetteSession(file: cassette, mode: .none, reporting: .disabled)
 }
 row("(8) loading a 10,000-interaction cassette (parse + register)", formatTime(load), "", "< 1 s")
+
+try measureLargeInputs()
 
 // MARK: The table
 

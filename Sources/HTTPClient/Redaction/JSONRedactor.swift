@@ -14,10 +14,12 @@ struct JSONRedactor {
     /// when nothing was hidden.
     func redact(_ input: UnsafeBufferPointer<UInt8>) -> (output: [UInt8], hidden: [String])? {
         var output: [UInt8] = []
-        var hidden: [String] = []
+        var hiddenValues: [String] = []
         var copiedUpTo = 0
         var inObject: [Bool] = []
         var expectsKey = false
+        // Member names repeat (an array of records): decide each distinct name once.
+        var decisions: [String: Bool] = [:]
         var index = 0
         while index < input.count {
             switch input[index] {
@@ -50,12 +52,17 @@ struct JSONRedactor {
                     continue
                 }
                 valueStart = Self.skipSpace(input, from: valueStart + 1)
-                guard valueStart < input.count, hides(name) else {
+                let hidden = decisions[name] ?? {
+                    let decision = hides(name)
+                    decisions[name] = decision
+                    return decision
+                }()
+                guard valueStart < input.count, hidden else {
                     index = valueStart
                     continue
                 }
                 let valueEnd = Self.endOfValue(input, from: valueStart)
-                hidden += Self.leaves(input, valueStart, valueEnd)
+                hiddenValues += Self.leaves(input, valueStart, valueEnd)
                 if output.isEmpty { output.reserveCapacity(input.count) }
                 output.append(contentsOf: input[copiedUpTo..<valueStart])
                 output.append(contentsOf: Self.placeholder)
@@ -67,7 +74,7 @@ struct JSONRedactor {
         }
         guard copiedUpTo > 0 else { return nil }
         output.append(contentsOf: input[copiedUpTo...])
-        return (output, hidden)
+        return (output, hiddenValues)
     }
 
     private static let placeholder = Array("\"\(Redaction.placeholder)\"".utf8)
@@ -133,7 +140,8 @@ struct JSONRedactor {
         isSpace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]")
     }
 
-    /// The strings and numbers inside a hidden value: what may also appear elsewhere.
+    /// The strings and numbers inside a hidden value (not its member names): what may also
+    /// appear elsewhere.
     private static func leaves(_ input: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> [String] {
         var values: [String] = []
         var index = start
@@ -141,7 +149,9 @@ struct JSONRedactor {
             let byte = input[index]
             if byte == UInt8(ascii: "\"") {
                 let stringEnd = min(endOfString(input, from: index), end)
-                values.append(decodeString(input, index, stringEnd))
+                // Member names are structure, not values: hiding `expires` everywhere would be noise.
+                let next = skipSpace(input, from: stringEnd)
+                if next >= end || input[next] != UInt8(ascii: ":") { values.append(decodeString(input, index, stringEnd)) }
                 index = stringEnd
             } else if byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
                 var numberEnd = index

@@ -92,17 +92,21 @@ public struct Redaction: Sendable {
     /// A name with case, `-`, `_`, `.`, spaces and other punctuation removed:
     /// `X-Api-Key`, `x_api_key` and `xApiKey` are all `xapikey`.
     public static func normalized(_ name: String) -> String {
+        String(decoding: normalizedBytes(name), as: UTF8.self)
+    }
+
+    static func normalizedBytes(_ name: String) -> [UInt8] {
         var ascii: [UInt8] = []
         ascii.reserveCapacity(name.utf8.count)
         for byte in name.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): ascii.append(byte)
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): ascii.append(byte | 0x20)
-            case 0x80...: return normalizedUnicode(name)
+            case 0x80...: return Array(normalizedUnicode(name).utf8)
             default: break
             }
         }
-        return String(decoding: ascii, as: UTF8.self)
+        return ascii
     }
 
     private static func normalizedUnicode(_ name: String) -> String {
@@ -112,7 +116,8 @@ public struct Redaction: Sendable {
 
     /// Whether values named `name` (a header, parameter, field or member name) are hidden.
     public func hides(name: String) -> Bool {
-        let normalized = Self.normalized(name)
+        guard !nameRules.isEmpty else { return false }
+        let normalized = Self.normalizedBytes(name)
         return nameRules.contains { $0.matches(normalized) }
     }
 
@@ -162,22 +167,32 @@ public struct Redaction: Sendable {
     ///
     /// - Parameter contentType: The body's `Content-Type`, which says whether it is a form.
     public func redacted(body: Data, contentType: String?) -> Data {
-        guard !body.isEmpty else { return body }
-        var bytes = Array(body)
-        if !nameRules.isEmpty {
-            if Self.looksLikeJSON(bytes) {
-                if let result = bytes.withUnsafeBufferPointer({ JSONRedactor(hides: hides(name:)).redact($0) }) {
-                    bytes = result.output
-                }
-            } else if Self.isForm(contentType), let text = String(bytes: bytes, encoding: .utf8) {
-                bytes = Array(redactingParameters(Substring(text)).utf8)
+        redactedBytes(body, contentType: contentType).map { Data($0) } ?? body
+    }
+
+    /// The bytes redacted as ``redacted(body:contentType:)`` does, or `nil` when nothing
+    /// changes: large bodies are read in place and copied only where something is hidden.
+    package func redactedBytes(_ body: some Collection<UInt8>, contentType: String?) -> [UInt8]? {
+        guard !body.isEmpty else { return nil }
+        var changed: [UInt8]? = SecretScanner.withBuffer(body) { buffer in
+            guard !nameRules.isEmpty else { return nil }
+            if Self.looksLikeJSON(buffer) { return JSONRedactor(hides: hides(name:)).redact(buffer)?.output }
+            guard Self.isForm(contentType), let text = String(bytes: buffer, encoding: .utf8) else { return nil }
+            let redacted = redactingParameters(Substring(text))
+            return redacted == text ? nil : Array(redacted.utf8)
+        }
+        let placeholder = Array(Self.placeholder.utf8)
+        if let scrubbed = changed.map({ scanner.replacing(in: $0, with: placeholder) }) ?? scanner.replacing(in: body, with: placeholder) {
+            changed = scrubbed
+        }
+        if !customRules.isEmpty {
+            let text = changed.map { String(bytes: $0, encoding: .utf8) } ?? SecretScanner.withBuffer(body) { String(bytes: $0, encoding: .utf8) }
+            if let text {
+                let rewritten = customRules.reduce(text) { text, rule in rule(text) }
+                if rewritten != text { changed = Array(rewritten.utf8) }
             }
         }
-        bytes = scanner.replacing(in: bytes, with: Array(Self.placeholder.utf8))
-        if !customRules.isEmpty, let text = String(bytes: bytes, encoding: .utf8) {
-            bytes = Array(customRules.reduce(text) { text, rule in rule(text) }.utf8)
-        }
-        return Data(bytes)
+        return changed
     }
 
     /// Any text (a report, a message) with secrets removed and the custom rules applied.
@@ -199,6 +214,12 @@ public struct Redaction: Sendable {
     /// Servers echo credentials (a debug endpoint returning the request headers, a token in a
     /// redirect URL): pass these to ``hiding(_:)`` so a copy elsewhere is hidden too.
     public func hiddenValues(url: String?, headers: HTTPHeaders, body: Data?, contentType: String?) -> [String] {
+        guard let body else { return hiddenValues(url: url, headers: headers, bodyBytes: nil, contentType: contentType) }
+        return SecretScanner.withBuffer(body) { hiddenValues(url: url, headers: headers, bodyBytes: $0, contentType: contentType) }
+    }
+
+    /// ``hiddenValues(url:headers:body:contentType:)`` for a body read in place.
+    package func hiddenValues(url: String?, headers: HTTPHeaders, bodyBytes body: UnsafeBufferPointer<UInt8>?, contentType: String?) -> [String] {
         guard !nameRules.isEmpty else { return [] }
         var values: [String] = []
         for field in headers where hides(name: field.name) {
@@ -216,11 +237,11 @@ public struct Redaction: Sendable {
                 values += FormPair.pairs(in: String(list)).filter { hides(name: $0.name) }.flatMap(\.values)
             }
         }
-        if let body, !body.isEmpty {
-            let bytes = Array(body)
-            if Self.looksLikeJSON(bytes) {
-                values += bytes.withUnsafeBufferPointer { JSONRedactor(hides: hides(name:)).redact($0)?.hidden } ?? []
-            } else if let text = String(bytes: bytes, encoding: .utf8), Self.isForm(contentType) || !text.contains(" ") {
+        if let buffer = body, !buffer.isEmpty {
+            if Self.looksLikeJSON(buffer) {
+                values += JSONRedactor(hides: hides(name:)).redact(buffer)?.hidden ?? []
+            } else if Self.isForm(contentType) || !buffer.contains(0x20), let text = String(bytes: buffer, encoding: .utf8) {
+                // A form, or text that may be one (no spaces, so not prose).
                 values += FormPair.pairs(in: text).filter { hides(name: $0.name) }.flatMap(\.values)
             }
         }
@@ -260,7 +281,7 @@ public struct Redaction: Sendable {
         return customRules.reduce(scrubbed) { text, rule in rule(text) }
     }
 
-    private static func looksLikeJSON(_ bytes: [UInt8]) -> Bool {
+    private static func looksLikeJSON(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { return false }
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
@@ -277,6 +298,13 @@ extension Redaction {
         let kind: Kind
         /// The rule's text, normalised.
         public let text: String
+        private let bytes: [UInt8]
+
+        private init(kind: Kind, text: String) {
+            self.kind = kind
+            self.text = text
+            bytes = Array(text.utf8)
+        }
 
         /// Hides exactly this name.
         public static func name(_ name: String) -> NameRule { NameRule(kind: .exact, text: Redaction.normalized(name)) }
@@ -287,11 +315,18 @@ extension Redaction {
             NameRule(kind: .fragment, text: Redaction.normalized(fragment))
         }
 
-        func matches(_ normalizedName: String) -> Bool {
+        /// Compared as bytes: `String.contains` goes through Foundation and costs a
+        /// microsecond, which JSON with many members pays for every member.
+        func matches(_ name: [UInt8]) -> Bool {
             switch kind {
-            case .exact: normalizedName == text
-            case .suffix: normalizedName.hasSuffix(text)
-            case .fragment: normalizedName.contains(text)
+            case .exact: return name == bytes
+            case .suffix: return name.count >= bytes.count && name[(name.count - bytes.count)...].elementsEqual(bytes)
+            case .fragment:
+                guard name.count >= bytes.count, let first = bytes.first else { return bytes.isEmpty }
+                for start in 0...(name.count - bytes.count) where name[start] == first {
+                    if name[start..<(start + bytes.count)].elementsEqual(bytes) { return true }
+                }
+                return false
             }
         }
 

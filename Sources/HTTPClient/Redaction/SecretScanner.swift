@@ -10,17 +10,23 @@ import Foundation
 /// found too. The scan is linear in the input: a table of possible first bytes rejects most
 /// positions at once, and each candidate is matched by following every encoding side by side
 /// (no backtracking), so no input makes it slow.
-struct SecretScanner: Sendable {
+package struct SecretScanner: Sendable {
     /// One form to look for: a value or one of its base64 cores.
     private struct Needle: Sendable {
         /// The UTF-8 bytes of each character.
         let characters: [[UInt8]]
         let scalars: [Unicode.Scalar]
+        /// All its bytes, for the common case of a match as is.
+        let bytes: [UInt8]
+        /// Where its first byte that starts an encoding (`%`, `\`, `+`) is (its length when none).
+        let firstEncodingByte: Int
     }
 
     private let needles: [Needle]
     /// For each first byte, the needles that can start with it.
     private let startingWith: [[Int]]
+    /// For each byte, whether any needle can start with it: most positions stop here.
+    private let canStart: [Bool]
 
     /// The shortest value looked for in base64: shorter ones would match random base64 text.
     private static let shortestBase64Core = 4
@@ -32,24 +38,38 @@ struct SecretScanner: Sendable {
             forms += Self.base64Cores(of: Array(value.utf8)).filter { $0.count >= Self.shortestBase64Core }
         }
         needles = Set(forms).sorted { $0.utf8.count > $1.utf8.count }.map { form in
-            Needle(characters: form.unicodeScalars.map { Array(String($0).utf8) }, scalars: Array(form.unicodeScalars))
+            let bytes = Array(form.utf8)
+            let firstEncodingByte: Int = bytes.firstIndex(where: Self.startsEncoding) ?? bytes.count
+            return Needle(characters: form.unicodeScalars.map { Array(String($0).utf8) }, scalars: Array(form.unicodeScalars),
+                          bytes: bytes, firstEncodingByte: firstEncodingByte)
         }
         var table = [[Int]](repeating: [], count: 256)
         for (index, needle) in needles.enumerated() {
-            guard let first = needle.characters.first?.first else { continue }
-            var starts: Set<UInt8> = [first, UInt8(ascii: "%"), UInt8(ascii: "\\")]
-            if needle.scalars.first == " " { starts.insert(UInt8(ascii: "+")) }
-            for byte in starts { table[Int(byte)].append(index) }
+            guard let first = needle.bytes.first else { continue }
+            table[Int(first)].append(index)
         }
         startingWith = table
+        var canStart = table.map { !$0.isEmpty }
+        // Encodings start with these; what they stand for decides which needles to try.
+        if !needles.isEmpty {
+            canStart[Int(UInt8(ascii: "%"))] = true
+            canStart[Int(UInt8(ascii: "\\"))] = true
+            canStart[Int(UInt8(ascii: "+"))] = canStart[Int(UInt8(ascii: "+"))] || !table[0x20].isEmpty
+        }
+        self.canStart = canStart
+    }
+
+    private static func startsEncoding(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "%") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "+")
     }
 
     var isEmpty: Bool { needles.isEmpty }
 
-    /// Whether any value is in `bytes`, in any encoding.
+    /// Whether any value is in `bytes`, in any encoding. Contiguous bytes (`Data`, a `String`'s
+    /// UTF-8) are read in place.
     func occurs(in bytes: some Collection<UInt8>) -> Bool {
         guard !isEmpty else { return false }
-        return Array(bytes).withUnsafeBufferPointer { buffer in
+        return Self.withBuffer(bytes) { buffer in
             var workspace = Workspace()
             var position = 0
             while position < buffer.count {
@@ -60,18 +80,20 @@ struct SecretScanner: Sendable {
         }
     }
 
-    /// `bytes` with every occurrence replaced by `placeholder` (the longest form at each place).
-    func replacing(in bytes: some Collection<UInt8>, with placeholder: [UInt8]) -> [UInt8] {
-        let input = Array(bytes)
-        guard !isEmpty else { return input }
-        return input.withUnsafeBufferPointer { buffer in
+    /// `bytes` with every occurrence replaced by `placeholder` (the longest form at each
+    /// place), or `nil` when there is none: the caller keeps what it has, and nothing is copied.
+    func replacing(in bytes: some Collection<UInt8>, with placeholder: [UInt8]) -> [UInt8]? {
+        guard !isEmpty else { return nil }
+        return Self.withBuffer(bytes) { buffer -> [UInt8]? in
             var workspace = Workspace()
             var output: [UInt8] = []
             var copiedUpTo = 0
+            var replaced = false
             var position = 0
             while position < buffer.count {
                 if let end = longestMatch(in: buffer, at: position, &workspace) {
-                    if output.isEmpty { output.reserveCapacity(buffer.count) }
+                    if !replaced { output.reserveCapacity(buffer.count) }
+                    replaced = true
                     output.append(contentsOf: buffer[copiedUpTo..<position])
                     output.append(contentsOf: placeholder)
                     copiedUpTo = end
@@ -80,7 +102,7 @@ struct SecretScanner: Sendable {
                     position += 1
                 }
             }
-            guard copiedUpTo > 0 else { return input }
+            guard replaced else { return nil }
             output.append(contentsOf: buffer[copiedUpTo...])
             return output
         }
@@ -88,9 +110,14 @@ struct SecretScanner: Sendable {
 
     /// `text` with every occurrence replaced by `placeholder`.
     func replacing(in text: String, with placeholder: String) -> String {
-        guard !isEmpty else { return text }
-        let replaced = replacing(in: text.utf8, with: Array(placeholder.utf8))
+        guard let replaced = replacing(in: text.utf8, with: Array(placeholder.utf8)) else { return text }
         return String(decoding: replaced, as: UTF8.self)
+    }
+
+    /// Runs `body` on the bytes in place when they are contiguous, else on a copy.
+    package static func withBuffer<Result>(_ bytes: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = bytes.withContiguousStorageIfAvailable(body) { return result }
+        return Array(bytes).withUnsafeBufferPointer(body)
     }
 
     // MARK: Matching
@@ -103,15 +130,55 @@ struct SecretScanner: Sendable {
     }
 
     private func longestMatch(in buffer: UnsafeBufferPointer<UInt8>, at position: Int, _ workspace: inout Workspace) -> Int? {
-        for index in startingWith[Int(buffer[position])] {
+        let byte = buffer[position]
+        guard canStart[Int(byte)] else { return nil }
+        for index in startingWith[Int(byte)] {
+            if let end = match(needles[index], in: buffer, at: position, &workspace) { return end }
+        }
+        // The needles whose first byte an encoding here stands for.
+        guard let decoded = Self.firstByteEncoded(in: buffer, at: position), decoded != byte else { return nil }
+        for index in startingWith[Int(decoded)] {
             if let end = match(needles[index], in: buffer, at: position, &workspace) { return end }
         }
         return nil
     }
 
+    /// The first UTF-8 byte of the character an encoding at `position` stands for: `%HH`, `+`
+    /// (a space), or a JSON escape.
+    private static func firstByteEncoded(in buffer: UnsafeBufferPointer<UInt8>, at position: Int) -> UInt8? {
+        switch buffer[position] {
+        case UInt8(ascii: "%"):
+            return percentDecoded(buffer, at: position)
+        case UInt8(ascii: "+"):
+            return 0x20
+        case UInt8(ascii: "\\"):
+            guard position + 1 < buffer.count else { return nil }
+            let escaped = buffer[position + 1]
+            if let short = shortEscapes.first(where: { $0.value == escaped }) { return UInt8(short.key) }
+            guard escaped == UInt8(ascii: "u"), let unit = hexUnit(buffer, at: position + 2) else { return nil }
+            var value = UInt32(unit)
+            if (0xD800...0xDBFF).contains(unit), let low = lowSurrogate(buffer, at: position + 6) {
+                value = 0x10000 + ((value - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+            }
+            return Unicode.Scalar(value).flatMap { String($0).utf8.first }
+        default:
+            return nil
+        }
+    }
+
     /// The end of the longest encoding of `needle` starting at `start`, following every way each
     /// character can be written at once (a set of positions, never a backtracking search).
     private func match(_ needle: Needle, in buffer: UnsafeBufferPointer<UInt8>, at start: Int, _ workspace: inout Workspace) -> Int? {
+        // As is, byte for byte: the common case, and the common rejection. An encoded match
+        // can only part from this path where the text holds a byte that starts an encoding:
+        // where the text differs, or earlier, where the value itself holds one.
+        var end = start
+        for byte in needle.bytes {
+            guard end < buffer.count, buffer[end] == byte else { break }
+            end += 1
+        }
+        if end - start == needle.bytes.count { return end }
+        guard end < buffer.count, end - start > needle.firstEncodingByte || Self.startsEncoding(buffer[end]) else { return nil }
         workspace.positions.removeAll(keepingCapacity: true)
         workspace.positions.append(start)
         for (bytes, scalar) in zip(needle.characters, needle.scalars) {

@@ -2,9 +2,10 @@ import Foundation
 
 /// Replaces a file in one step, keeping the permissions of the file it replaces.
 enum AtomicFile {
-    /// Writes `data` to a temporary file beside `url`, gives it the mode of the file at `url`
-    /// (when there is one) before any byte is written, and renames it over `url`.
-    static func write(_ data: Data, to url: URL) throws {
+    /// Writes what `contents` hands to its sink into a temporary file beside `url`, given the
+    /// mode of the file at `url` (when there is one) before any byte is written, then renames it
+    /// over `url`. On any error the temporary file is removed and `url` is untouched.
+    static func write(to url: URL, contents: (_ sink: (Data) throws -> Void) throws -> Void) throws {
         let directory = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
@@ -16,24 +17,28 @@ enum AtomicFile {
             defer { close(descriptor) }
             // open(2) applies the umask; the mode of the replaced file is restored exactly.
             if let existingMode, fchmod(descriptor, existingMode) != 0 { throw systemError("cannot set its permissions") }
-            try data.withUnsafeBytes { buffer in
-                guard let base = buffer.baseAddress else { return }
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw systemError("cannot write")
-                    }
-                    offset += written
-                }
-            }
+            try contents { data in try write(data, to: descriptor) }
             // rename(2) replaces the destination in one step on the same file system.
             // (FileManager.replaceItemAt fails on swift-corelibs-foundation.)
             guard rename(temporary.path, url.path) == 0 else { throw systemError("cannot replace the file") }
         } catch {
             unlink(temporary.path)
             throw error
+        }
+    }
+
+    private static func write(_ data: Data, to descriptor: Int32) throws {
+        try data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw systemError("cannot write")
+                }
+                offset += written
+            }
         }
     }
 

@@ -28,9 +28,6 @@ public struct Cassette: Sendable, Equatable {
             guard let components = URLComponents(string: request.url), let scheme = components.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", components.host?.isEmpty == false
             else { return "URL \"\(request.url)\" is not an absolute http or https URL" }
-            for (side, body) in [("request", request.body), ("response", response.body)] where body != nil && body?.data == nil {
-                return "the \(side) body is marked base64 but is not valid base64"
-            }
             return nil
         }
 
@@ -96,31 +93,41 @@ public struct Cassette: Sendable, Equatable {
     /// bytes come back exactly.
     public enum Body: Sendable, Equatable, Codable {
         case text(String)
-        case base64(String)
+        /// Bytes that are not UTF-8 text, written as base64.
+        case binary(Data)
 
         public init(_ data: Data) {
-            if let text = String(data: data, encoding: .utf8), Data(text.utf8) == data {
+            if let text = String(data: data, encoding: .utf8) {
                 self = .text(text)
             } else {
-                self = .base64(data.base64EncodedString())
+                self = .binary(data)
             }
         }
 
-        /// The bytes, or `nil` when base64 is invalid.
-        public var data: Data? {
+        /// The bytes.
+        public var data: Data {
             switch self {
             case .text(let text): Data(text.utf8)
-            case .base64(let encoded): Data(base64Encoded: encoded)
+            case .binary(let data): data
+            }
+        }
+
+        /// Runs `body` on the bytes without copying them.
+        func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+            switch self {
+            case .text(let text): SecretScanner.withBuffer(text.utf8, body)
+            case .binary(let data): SecretScanner.withBuffer(data, body)
             }
         }
 
         /// The compression a body is still in (`gzip`, `zstd`, or its `Content-Encoding` when
         /// it is not text), or `nil` when its bytes can be searched as they are.
-        static func compression(of data: Data, headers: [Header]) -> String? {
+        func compression(headers: [Header]) -> String? {
+            guard case .binary(let data) = self else { return nil }
             if data.starts(with: [0x1F, 0x8B]) { return "gzip" }
             if data.starts(with: [0x28, 0xB5, 0x2F, 0xFD]) { return "zstd" }
             guard let encoding = headers.value(of: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
-                !encoding.isEmpty, encoding != "identity", String(data: data, encoding: .utf8) == nil
+                !encoding.isEmpty, encoding != "identity"
             else { return nil }
             return encoding
         }
@@ -131,16 +138,26 @@ public struct Cassette: Sendable, Equatable {
             let container = try decoder.container(keyedBy: Key.self)
             if let text = try container.decodeIfPresent(String.self, forKey: .text) {
                 self = .text(text)
-            } else {
-                self = .base64(try container.decode(String.self, forKey: .base64))
+                return
             }
+            guard let data = Data(base64Encoded: try container.decode(String.self, forKey: .base64)) else {
+                throw DecodingError.dataCorruptedError(forKey: .base64, in: container, debugDescription: "the body is marked base64 but is not valid base64")
+            }
+            self = .binary(data)
         }
 
+        /// Writes `{"text": ...}` or `{"base64": ...}`. When the cassette is being written to a
+        /// file, the value is a token the writer replaces with the body, streamed.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Key.self)
+            let key: Key = if case .text = self { .text } else { .base64 }
+            if let bodies = encoder.userInfo[StreamedBodies.key] as? StreamedBodies {
+                try container.encode(bodies.token(for: self), forKey: key)
+                return
+            }
             switch self {
             case .text(let text): try container.encode(text, forKey: .text)
-            case .base64(let encoded): try container.encode(encoded, forKey: .base64)
+            case .binary(let data): try container.encode(data.base64EncodedString(), forKey: .base64)
             }
         }
     }
@@ -206,14 +223,19 @@ public struct Cassette: Sendable, Equatable {
 
     /// The JSON text of the cassette.
     public func encoded() throws(CassetteError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
         do {
-            return try encoder.encode(File(version: Self.currentVersion, interactions: interactions))
+            return try encoded(userInfo: [:])
         } catch {
             throw .unwritable(file: "(encoding)", underlying: error)
         }
+    }
+
+    func encoded(userInfo: [CodingUserInfoKey: any Sendable]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.userInfo = userInfo
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return try encoder.encode(File(version: Self.currentVersion, interactions: interactions))
     }
 
     /// Writes the cassette atomically: to a temporary file beside `url`, then renamed over it,
@@ -225,12 +247,8 @@ public struct Cassette: Sendable, Equatable {
     ///   and the error names the interaction and the place.
     public func write(to url: URL, refusing redaction: Redaction = .none) throws(CassetteError) {
         try checkNothingLeaks(redaction, file: url.path)
-        let data = try encoded()
-        if redaction.containsSecret(data) {
-            throw .secretWouldBeWritten(file: url.path, interaction: nil, place: "the cassette's text")
-        }
         do {
-            try AtomicFile.write(data, to: url)
+            try StreamedBodies.write(self, to: url)
         } catch {
             throw .unwritable(file: url.path, underlying: error)
         }
@@ -250,14 +268,14 @@ public struct Cassette: Sendable, Equatable {
                 throw .secretWouldBeWritten(file: file, interaction: number, place: place)
             }
             for (side, body, headers) in [("request", request.body, request.headers), ("response", response.body, response.headers)] {
-                guard let data = body?.data else { continue }
-                if let encoding = Body.compression(of: data, headers: headers) {
+                guard let body else { continue }
+                if let encoding = body.compression(headers: headers) {
                     throw .secretWouldBeWritten(
                         file: file, interaction: number,
                         place: "\(side) body, which is \(encoding)-compressed and cannot be searched for secrets "
                             + "(record it uncompressed: send Accept-Encoding: identity)")
                 }
-                if redaction.containsSecret(data) {
+                if body.withBytes(redaction.containsSecret) {
                     throw .secretWouldBeWritten(file: file, interaction: number, place: "\(side) body")
                 }
             }
@@ -266,6 +284,10 @@ public struct Cassette: Sendable, Equatable {
 
     private static func explain(_ error: any Error) -> String {
         switch error {
+        case DecodingError.dataCorrupted(let context) where context.codingPath.count >= 2:
+            // Inside an interaction: name it as the other interaction errors do.
+            let number = (context.codingPath[1].intValue ?? 0) + 1
+            return "interaction \(number): \(context.debugDescription) (at \(path(context)))"
         case DecodingError.dataCorrupted(let context):
             return "it is not valid JSON (\(context.debugDescription))"
         case DecodingError.keyNotFound(let key, let context):
@@ -299,11 +321,11 @@ public enum CassetteError: Error, CustomStringConvertible, LocalizedError {
 
     public var description: String {
         switch self {
-        case .unreadable(let file, let underlying): "\(file): the cassette cannot be read (\(underlying))."
+        case .unreadable(let file, let underlying): "\(file): the cassette cannot be read (\(SystemReason(underlying)))."
         case .corrupt(let file, let reason): "\(file): not a valid cassette: \(reason)."
         case .unsupportedVersion(let file, let found, let supported):
             "\(file): cassette version \(found) is not supported (this library reads version \(supported))."
-        case .unwritable(let file, let underlying): "\(file): the cassette cannot be written (\(underlying))."
+        case .unwritable(let file, let underlying): "\(file): the cassette cannot be written (\(SystemReason(underlying)))."
         case .secretWouldBeWritten(let file, let interaction, let place):
             "\(file): refusing to write the cassette: \(interaction.map { "interaction \($0)" } ?? "it") may still contain a "
                 + "registered secret, in the \(place). Nothing was written; add a redaction rule for it."

@@ -22,19 +22,26 @@ extension Redaction {
     func scrubbing(_ interaction: Cassette.Interaction) -> Redaction {
         let request = interaction.request, response = interaction.response
         return hiding(
-            hiddenValues(url: request.url, headers: request.headers.httpHeaders, body: request.body?.data,
-                         contentType: request.headers.contentType)
-                + hiddenValues(url: nil, headers: response.headers.httpHeaders, body: response.body?.data,
-                               contentType: response.headers.contentType))
+            hiddenValues(url: request.url, in: request.headers, request.body)
+                + hiddenValues(url: nil, in: response.headers, response.body))
+    }
+
+    private func hiddenValues(url: String?, in headers: [Cassette.Header], _ body: Cassette.Body?) -> [String] {
+        guard let body else { return hiddenValues(url: url, headers: headers.httpHeaders, bodyBytes: nil, contentType: headers.contentType) }
+        return body.withBytes { hiddenValues(url: url, headers: headers.httpHeaders, bodyBytes: $0, contentType: headers.contentType) }
     }
 
     private func redacted(_ header: Cassette.Header) -> Cassette.Header {
         Cassette.Header(name: header.name, value: redacted(header: header.name, value: header.value))
     }
 
+    /// The body redacted; the same body, not a copy, when nothing in it is hidden.
     private func redacted(_ body: Cassette.Body, headers: [Cassette.Header]) -> Cassette.Body {
-        guard let data = body.data else { return body }
-        return Cassette.Body(redacted(body: data, contentType: headers.contentType))
+        let changed: [UInt8]? = switch body {
+        case .text(let text): redactedBytes(text.utf8, contentType: headers.contentType)
+        case .binary(let data): redactedBytes(data, contentType: headers.contentType)
+        }
+        return changed.map { Cassette.Body(Data($0)) } ?? body
     }
 }
 

@@ -69,7 +69,7 @@ struct CassetteRedactionTests {
         let written = try Data(contentsOf: file)
         #expect(Self.leakedForms(of: token, in: written).isEmpty)
         let cassette = try Cassette(contentsOf: file)
-        #expect(cassette.interactions[0].response.body?.data?.starts(with: [0xFF, 0xFE, 0x01]) == true)
+        #expect(cassette.interactions[0].response.body?.data.starts(with: [0xFF, 0xFE, 0x01]) == true)
     }
 
     @Test func aCompressedBodyThatCouldHideASecretIsNotWritten() async throws {

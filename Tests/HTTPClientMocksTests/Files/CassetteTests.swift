@@ -219,7 +219,7 @@ struct CassetteTests {
         (#"{"interactions": []}"#, "has no \"version\""),
         (#"{"version": 7, "interactions": []}"#, "cassette version 7 is not supported (this library reads version 1)"),
         (#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "x", "headers": []}}]}"#, "\"response\" is missing"),
-        (#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "https://h/x", "headers": []}, "response": {"status": 200, "headers": [], "body": {"base64": "%%%"}}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}]}"#, "interaction 1: the response body is marked base64 but is not valid base64"),
+        (#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "https://h/x", "headers": []}, "response": {"status": 200, "headers": [], "body": {"base64": "%%%"}}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}]}"#, "interaction 1: the body is marked base64 but is not valid base64 (at interactions.[0].response.body.base64)"),
     ])
     func corruptCassettes(text: String, expected: String) throws {
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
