@@ -110,20 +110,9 @@ public struct RetryPolicy: Sendable {
         if value.allSatisfy(\.isASCIIDigitCharacter) {
             return value.count <= 9 ? TimeInterval(value) : nil
         }
-        for format in httpDateFormats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: value) {
-                return max(0, date.timeIntervalSince(now))
-            }
-        }
-        return nil
+        guard let date = Timestamps.httpDate(value, now: now) else { return nil }
+        return max(0, date.timeIntervalSince(now))
     }
-
-    /// IMF-fixdate, then the obsolete RFC 850 and asctime forms, as RFC 9110 §5.6.7 asks.
-    private static let httpDateFormats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
 }
 
 extension Character {

@@ -187,7 +187,8 @@ public struct Cassette: Sendable, Equatable {
         try self.init(data: data, file: url.path)
     }
 
-    init(data: Data, file: String) throws(CassetteError) {
+    /// Parses cassette JSON; `file` names the source in errors.
+    public init(data: Data, file: String) throws(CassetteError) {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let version: Int?

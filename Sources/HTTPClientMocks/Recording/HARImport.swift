@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 
 // HAR 1.2 (what browsers' developer tools and proxy apps export): only the fields a replay needs.
 private struct HAR: Decodable {
@@ -63,7 +64,8 @@ extension Cassette {
         try self.init(harData: data, file: url.path)
     }
 
-    init(harData data: Data, file: String) throws(CassetteError) {
+    /// Imports HAR 1.2 JSON; `file` names the source in errors.
+    public init(harData data: Data, file: String) throws(CassetteError) {
         let har: HAR
         do {
             har = try JSONDecoder().decode(HAR.self, from: data)
@@ -83,7 +85,7 @@ extension Cassette {
                                  headers: Self.headers(entry.request.headers), body: requestBody),
                 response: Response(status: status, headers: Self.headers(entry.response.headers), body: responseBody),
                 duration: (entry.time ?? 0) / 1000,
-                recordedAt: entry.startedDateTime.flatMap { ISO8601DateFormatter.har.date(from: $0) } ?? Date(timeIntervalSince1970: 0)))
+                recordedAt: entry.startedDateTime.flatMap(Timestamps.rfc3339) ?? Date(timeIntervalSince1970: 0)))
         }
         self.init(interactions: interactions)
         try validate(file: file)
@@ -102,14 +104,5 @@ extension Cassette {
             throw .invalidHAR(file: file, reason: "entry \(entry + 1) has a body marked base64 that is not base64")
         }
         return Body(data)
-    }
-}
-
-extension ISO8601DateFormatter {
-    /// HAR timestamps carry fractional seconds.
-    fileprivate static var har: ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
     }
 }
