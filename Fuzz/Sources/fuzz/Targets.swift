@@ -1,0 +1,91 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+
+/// What is fuzzed. Each target must never crash, hang or grow without bound on any input,
+/// and checks a property that would catch a wrong answer, not only a crash.
+enum Targets {
+    static let all: [String: @Sendable (Data) -> Void] = [
+        "http": http, "cassette": cassette, "har": har, "naming": naming, "redaction": redaction, "json": json,
+        "retry-after": retryAfter,
+    ]
+
+    /// Stops the run with a message libFuzzer saves beside the input that caused it.
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("property violated: \(message)\n".utf8))
+        abort()
+    }
+
+    // MARK: Files
+
+    /// The `.http` parser: what it accepts has a real status and token header names.
+    static func http(_ data: Data) {
+        guard let file = try? HTTPResponseFile(parsing: data, file: "fuzz.http") else { return }
+        if !(100...599).contains(file.statusCode) { fail("status \(file.statusCode) accepted") }
+        for field in file.headers where field.name.isEmpty || field.name.contains(" ") || field.name.contains(":") {
+            fail("header name \"\(field.name)\" accepted")
+        }
+    }
+
+    /// Cassettes: what loads is valid, and survives being written (bodies streamed) and read.
+    static func cassette(_ data: Data) {
+        guard let cassette = try? Cassette(data: data, file: "fuzz.json") else { return }
+        do {
+            try cassette.write(to: scratchFile)
+            let again = try Cassette(contentsOf: scratchFile)
+            if again != cassette { fail("a cassette changed when written and read back") }
+        } catch {
+            fail("a loaded cassette could not be written and read back: \(error)")
+        }
+    }
+
+    /// HAR import: no crash; what it imports is valid.
+    static func har(_ data: Data) {
+        guard let cassette = try? Cassette(harData: data, file: "fuzz.har") else { return }
+        do {
+            try cassette.validate(file: "fuzz.har")
+        } catch {
+            fail("an imported HAR is not a valid cassette: \(error)")
+        }
+    }
+
+    static let scratchFile = FileManager.default.temporaryDirectory.appendingPathComponent("httpclient-fuzz-\(getpid()).json")
+
+    /// `Retry-After`, as a server sends it: a delay that is finite and not negative, or none.
+    static func retryAfter(_ data: Data) {
+        let value = String(decoding: data, as: UTF8.self)
+        if let delay = RetryPolicy.retryAfter(value, now: Date(timeIntervalSince1970: 1_800_000_000)), !(delay.isFinite && delay >= 0) {
+            fail("Retry-After \(value.debugDescription) gave the delay \(delay)")
+        }
+        _ = Timestamps.rfc3339(value)
+    }
+
+    // MARK: JSON and names
+
+    /// The JSON parser: what it accepts prints as JSON that parses back equal.
+    static func json(_ data: Data) {
+        guard let value = try? JSONValue(parsing: data) else { return }
+        guard let again = try? JSONValue(parsing: Data(value.description.utf8)) else { fail("\(value) does not parse back") }
+        if again != value { fail("\(value) parses back as \(again)") }
+    }
+
+    /// Fixture naming: method, then path and query, then (after a zero byte) the body. Every
+    /// name fits a file system and holds no path separator.
+    static func naming(_ data: Data) {
+        guard let first = data.first else { return }
+        let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+        let rest = data.dropFirst()
+        let split = rest.firstIndex(of: 0) ?? rest.endIndex
+        let target = String(decoding: rest[..<split], as: UTF8.self).addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? ""
+        guard let url = URL(string: "https://fuzz.example/" + target) else { return }
+        var request = URLRequest(url: url)
+        request.httpMethod = methods[Int(first) % methods.count]
+        request.setValue(first & 0x80 == 0 ? "application/json" : "application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = split < rest.endIndex ? Data(rest[rest.index(after: split)...]) : nil
+        for name in FixtureNaming.candidates(for: RecordedRequest(request), wildcards: first & 0x40 != 0) {
+            if name.utf8.count > FixtureNaming.maximumNameBytes { fail("a name of \(name.utf8.count) bytes") }
+            if name.contains("/") || name.contains(":") { fail("a name with a path separator: \(name)") }
+            if !name.hasPrefix(request.httpMethod ?? "") { fail("a name without its method: \(name)") }
+        }
+    }
+}
