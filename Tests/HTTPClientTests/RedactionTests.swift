@@ -140,6 +140,19 @@ struct RedactionTests {
         #expect(echo == "user REDACTED sent REDACTED, REDACTED")
     }
 
+    @Test func thousandsOfHiddenValuesAreEachFound() {
+        // A body listing many records, each with a token: every token is hidden everywhere.
+        let tokens = (0..<20_000).map { "tok-\($0)-x" }
+        let redaction = Redaction.none.hiding(tokens)
+        let text = "a tok-19999-x b tok-7-x c tok-123-y d"
+        #expect(redaction.redacted(text: text) == "a REDACTED b REDACTED c tok-123-y d")
+    }
+
+    @Test func theLongestValueWinsWhereValuesOverlap() {
+        let redaction = Redaction.none.secret("abcd").secret("abcdefgh")
+        #expect(redaction.redacted(text: "xabcdefghy abcdz") == "xREDACTEDy REDACTEDz")
+    }
+
     @Test func customRulesRunOnEveryText() {
         let redaction = Redaction.none.custom { $0.replacingOccurrences(of: "tenant-7", with: "tenant-X") }
         #expect(redaction.redacted(url: "https://tenant-7.h/") == "https://tenant-X.h/")

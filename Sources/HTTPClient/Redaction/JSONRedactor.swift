@@ -12,8 +12,8 @@ struct JSONRedactor {
 
     /// The rewritten text and the values it hid (strings decoded, numbers as written), or `nil`
     /// when nothing was hidden.
-    func redact(_ input: UnsafeBufferPointer<UInt8>) -> (output: [UInt8], hidden: [String])? {
-        var output: [UInt8] = []
+    func redact(_ input: UnsafeBufferPointer<UInt8>) -> (output: Data, hidden: [String])? {
+        var output = Data()
         var hiddenValues: [String] = []
         var copiedUpTo = 0
         var inObject: [Bool] = []
@@ -64,7 +64,7 @@ struct JSONRedactor {
                 let valueEnd = Self.endOfValue(input, from: valueStart)
                 hiddenValues += Self.leaves(input, valueStart, valueEnd)
                 if output.isEmpty { output.reserveCapacity(input.count) }
-                output.append(contentsOf: input[copiedUpTo..<valueStart])
+                output.append(UnsafeBufferPointer(rebasing: input[copiedUpTo..<valueStart]))
                 output.append(contentsOf: Self.placeholder)
                 copiedUpTo = valueEnd
                 index = valueEnd
@@ -73,7 +73,7 @@ struct JSONRedactor {
             }
         }
         guard copiedUpTo > 0 else { return nil }
-        output.append(contentsOf: input[copiedUpTo...])
+        output.append(UnsafeBufferPointer(rebasing: input[copiedUpTo...]))
         return (output, hiddenValues)
     }
 

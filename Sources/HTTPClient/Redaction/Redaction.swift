@@ -23,9 +23,14 @@ public struct Redaction: Sendable {
 
     /// Which names are hidden.
     public var nameRules: [NameRule]
-    /// Values hidden wherever they appear, in any encoding.
+    /// Values hidden wherever they appear, in any encoding (base64 included).
     public var secrets: [String] {
-        didSet { scanner = SecretScanner(secrets) }
+        didSet { scanner = SecretScanner(echoes, withBase64: secrets) }
+    }
+    /// Values added by ``hiding(_:)``: found in their textual encodings (not base64, which
+    /// would triple the forms looked for in a body that hides thousands of tokens).
+    private var echoes: [String] = [] {
+        didSet { scanner = SecretScanner(echoes, withBase64: secrets) }
     }
     /// Rules of your own, run last on every text that is written: URLs, header values and text
     /// bodies.
@@ -37,7 +42,7 @@ public struct Redaction: Sendable {
         self.nameRules = nameRules
         self.secrets = secrets
         self.customRules = customRules
-        scanner = SecretScanner(secrets)
+        scanner = SecretScanner([], withBase64: secrets)
     }
 
     /// Credentials, cookies, keys, signatures, sessions and tokens.
@@ -77,15 +82,19 @@ public struct Redaction: Sendable {
         return copy
     }
 
-    /// This redaction with `values` hidden too, as registered secrets are. Values shorter than
-    /// four characters are left out: hiding `1` or `no` everywhere would destroy the text.
+    /// This redaction with `values` hidden too, wherever they appear, in every textual encoding
+    /// (as registered secrets are, but not in base64). Values shorter than four characters are
+    /// left out: hiding `1` or `no` everywhere would destroy the text.
     public func hiding(_ values: some Sequence<String>) -> Redaction {
-        let added = values.filter { $0.count >= 4 && $0 != Self.placeholder && !secrets.contains($0) }
+        let added = Set(values.filter { $0.count >= 4 && $0 != Self.placeholder }).subtracting(echoes)
         guard !added.isEmpty else { return self }
         var copy = self
-        copy.secrets += Set(added).sorted()
+        copy.echoes += added.sorted()
         return copy
     }
+
+    /// Whether any value is hidden wherever it appears (registered, or added by ``hiding(_:)``).
+    public var hidesValues: Bool { !secrets.isEmpty || !echoes.isEmpty }
 
     // MARK: Names
 
@@ -167,29 +176,29 @@ public struct Redaction: Sendable {
     ///
     /// - Parameter contentType: The body's `Content-Type`, which says whether it is a form.
     public func redacted(body: Data, contentType: String?) -> Data {
-        redactedBytes(body, contentType: contentType).map { Data($0) } ?? body
+        redactedBytes(body, contentType: contentType) ?? body
     }
 
     /// The bytes redacted as ``redacted(body:contentType:)`` does, or `nil` when nothing
     /// changes: large bodies are read in place and copied only where something is hidden.
-    package func redactedBytes(_ body: some Collection<UInt8>, contentType: String?) -> [UInt8]? {
+    package func redactedBytes(_ body: some Collection<UInt8>, contentType: String?) -> Data? {
         guard !body.isEmpty else { return nil }
-        var changed: [UInt8]? = SecretScanner.withBuffer(body) { buffer in
+        var changed: Data? = SecretScanner.withBuffer(body) { buffer in
             guard !nameRules.isEmpty else { return nil }
             if Self.looksLikeJSON(buffer) { return JSONRedactor(hides: hides(name:)).redact(buffer)?.output }
             guard Self.isForm(contentType), let text = String(bytes: buffer, encoding: .utf8) else { return nil }
             let redacted = redactingParameters(Substring(text))
-            return redacted == text ? nil : Array(redacted.utf8)
+            return redacted == text ? nil : Data(redacted.utf8)
         }
         let placeholder = Array(Self.placeholder.utf8)
         if let scrubbed = changed.map({ scanner.replacing(in: $0, with: placeholder) }) ?? scanner.replacing(in: body, with: placeholder) {
             changed = scrubbed
         }
         if !customRules.isEmpty {
-            let text = changed.map { String(bytes: $0, encoding: .utf8) } ?? SecretScanner.withBuffer(body) { String(bytes: $0, encoding: .utf8) }
+            let text = changed.map { String(data: $0, encoding: .utf8) } ?? SecretScanner.withBuffer(body) { String(bytes: $0, encoding: .utf8) }
             if let text {
                 let rewritten = customRules.reduce(text) { text, rule in rule(text) }
-                if rewritten != text { changed = Array(rewritten.utf8) }
+                if rewritten != text { changed = Data(rewritten.utf8) }
             }
         }
         return changed
@@ -200,7 +209,8 @@ public struct Redaction: Sendable {
         finishing(text)
     }
 
-    /// Whether a registered secret is still in `bytes`, in any encoding.
+    /// Whether a registered secret (or a value added by ``hiding(_:)``) is still in `bytes`, in
+    /// any encoding.
     public func containsSecret(_ bytes: some Collection<UInt8>) -> Bool {
         scanner.occurs(in: bytes)
     }

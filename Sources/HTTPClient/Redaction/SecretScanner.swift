@@ -5,65 +5,75 @@ import Foundation
 /// A value is found when every one of its characters appears in one of the forms a URL, a
 /// form, JSON or a header can give it: as is, percent-encoded byte by byte (either hex case,
 /// any subset of bytes), `+` for a space, or JSON-escaped (`\/`, `\"`, `\\`, `\n`..., `\uXXXX`
-/// including surrogate pairs). Its base64 and base64url forms are found at every alignment, so a
-/// value inside a longer base64 text (a Basic credential, a binary body written as base64) is
-/// found too. The scan is linear in the input: a table of possible first bytes rejects most
-/// positions at once, and each candidate is matched by following every encoding side by side
-/// (no backtracking), so no input makes it slow.
+/// including surrogate pairs). The base64 and base64url forms of the values given `withBase64`
+/// are found at every alignment, so such a value inside a longer base64 text (a Basic
+/// credential, a binary body written as base64) is found too.
+///
+/// Every form is a path in one trie of characters. At each position of the text the scanner
+/// decodes the next character in each way the text allows and follows the trie, so the cost is
+/// linear in the text and independent of how many values are looked for: a JSON body with ten
+/// thousand hidden tokens costs what one token costs. Most positions stop at a table of
+/// possible first bytes.
 package struct SecretScanner: Sendable {
-    /// One form to look for: a value or one of its base64 cores.
-    private struct Needle: Sendable {
-        /// The UTF-8 bytes of each character.
-        let characters: [[UInt8]]
-        let scalars: [Unicode.Scalar]
-        /// All its bytes, for the common case of a match as is.
-        let bytes: [UInt8]
-        /// Where its first byte that starts an encoding (`%`, `\`, `+`) is (its length when none).
-        let firstEncodingByte: Int
-    }
-
-    private let needles: [Needle]
-    /// For each first byte, the needles that can start with it.
-    private let startingWith: [[Int]]
-    /// For each byte, whether any needle can start with it: most positions stop here.
+    /// Edges of the trie, keyed by `node << 21 | scalar` (a scalar fits in 21 bits).
+    private let edges: [UInt64: Int32]
+    /// Whether a form ends at the node.
+    private let isEnd: [Bool]
+    /// For each byte, whether a form can start there: most positions stop here.
     private let canStart: [Bool]
+    /// The root's child for each ASCII character (-1 for none): the first step, without hashing.
+    private let rootASCII: [Int32]
 
     /// The shortest value looked for in base64: shorter ones would match random base64 text.
     private static let shortestBase64Core = 4
 
-    init(_ values: [String]) {
-        var forms: [String] = []
-        for value in Set(values) where !value.isEmpty {
-            forms.append(value)
-            forms += Self.base64Cores(of: Array(value.utf8)).filter { $0.count >= Self.shortestBase64Core }
+    /// - Parameters:
+    ///   - values: Found in their textual encodings.
+    ///   - withBase64: Found in their textual encodings and as base64 and base64url too.
+    package init(_ values: [String], withBase64: [String] = []) {
+        var forms = Set(values.filter { !$0.isEmpty })
+        for value in Set(withBase64) where !value.isEmpty {
+            forms.insert(value)
+            forms.formUnion(Self.base64Cores(of: Array(value.utf8)).filter { $0.count >= Self.shortestBase64Core })
         }
-        needles = Set(forms).sorted { $0.utf8.count > $1.utf8.count }.map { form in
-            let bytes = Array(form.utf8)
-            let firstEncodingByte: Int = bytes.firstIndex(where: Self.startsEncoding) ?? bytes.count
-            return Needle(characters: form.unicodeScalars.map { Array(String($0).utf8) }, scalars: Array(form.unicodeScalars),
-                          bytes: bytes, firstEncodingByte: firstEncodingByte)
+        var edges: [UInt64: Int32] = [:]
+        var isEnd = [false]
+        for form in forms {
+            var node: Int32 = 0
+            for scalar in form.unicodeScalars {
+                let key = Self.key(node, scalar.value)
+                if let child = edges[key] {
+                    node = child
+                } else {
+                    node = Int32(isEnd.count)
+                    edges[key] = node
+                    isEnd.append(false)
+                }
+            }
+            isEnd[Int(node)] = true
         }
-        var table = [[Int]](repeating: [], count: 256)
-        for (index, needle) in needles.enumerated() {
-            guard let first = needle.bytes.first else { continue }
-            table[Int(first)].append(index)
+        var canStart = [Bool](repeating: false, count: 256)
+        for key in edges.keys where key >> 21 == 0 {
+            guard let scalar = Unicode.Scalar(UInt32(key & 0x1F_FFFF)), let first = String(scalar).utf8.first else { continue }
+            canStart[Int(first)] = true
         }
-        startingWith = table
-        var canStart = table.map { !$0.isEmpty }
-        // Encodings start with these; what they stand for decides which needles to try.
-        if !needles.isEmpty {
+        // Encodings start with these; what they stand for decides the way into the trie.
+        if !forms.isEmpty {
             canStart[Int(UInt8(ascii: "%"))] = true
             canStart[Int(UInt8(ascii: "\\"))] = true
-            canStart[Int(UInt8(ascii: "+"))] = canStart[Int(UInt8(ascii: "+"))] || !table[0x20].isEmpty
+            canStart[Int(UInt8(ascii: "+"))] = true
         }
+        self.edges = edges
+        self.isEnd = isEnd
         self.canStart = canStart
+        rootASCII = (0..<128).map { edges[Self.key(0, UInt32($0))] ?? -1 }
     }
 
-    private static func startsEncoding(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "%") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "+")
-    }
+    var isEmpty: Bool { edges.isEmpty }
 
-    var isEmpty: Bool { needles.isEmpty }
+    private static func key(_ node: Int32, _ scalar: UInt32) -> UInt64 {
+        UInt64(node) << 21 | UInt64(scalar)
+    }
 
     /// Whether any value is in `bytes`, in any encoding. Contiguous bytes (`Data`, a `String`'s
     /// UTF-8) are read in place.
@@ -82,11 +92,11 @@ package struct SecretScanner: Sendable {
 
     /// `bytes` with every occurrence replaced by `placeholder` (the longest form at each
     /// place), or `nil` when there is none: the caller keeps what it has, and nothing is copied.
-    func replacing(in bytes: some Collection<UInt8>, with placeholder: [UInt8]) -> [UInt8]? {
+    func replacing(in bytes: some Collection<UInt8>, with placeholder: [UInt8]) -> Data? {
         guard !isEmpty else { return nil }
-        return Self.withBuffer(bytes) { buffer -> [UInt8]? in
+        return Self.withBuffer(bytes) { buffer -> Data? in
             var workspace = Workspace()
-            var output: [UInt8] = []
+            var output = Data()
             var copiedUpTo = 0
             var replaced = false
             var position = 0
@@ -94,7 +104,7 @@ package struct SecretScanner: Sendable {
                 if let end = longestMatch(in: buffer, at: position, &workspace) {
                     if !replaced { output.reserveCapacity(buffer.count) }
                     replaced = true
-                    output.append(contentsOf: buffer[copiedUpTo..<position])
+                    output.append(UnsafeBufferPointer(rebasing: buffer[copiedUpTo..<position]))
                     output.append(contentsOf: placeholder)
                     copiedUpTo = end
                     position = end
@@ -103,7 +113,7 @@ package struct SecretScanner: Sendable {
                 }
             }
             guard replaced else { return nil }
-            output.append(contentsOf: buffer[copiedUpTo...])
+            output.append(UnsafeBufferPointer(rebasing: buffer[copiedUpTo...]))
             return output
         }
     }
@@ -122,114 +132,111 @@ package struct SecretScanner: Sendable {
 
     // MARK: Matching
 
-    /// The positions a match can have reached, reused from one candidate to the next so that
-    /// trying a position allocates nothing.
+    /// The trie nodes a match can have reached and where, reused from one candidate position
+    /// to the next so that trying a position allocates nothing.
     private struct Workspace {
-        var positions: [Int] = []
-        var next: [Int] = []
+        var active: [(node: Int32, end: Int)] = []
+        var next: [(node: Int32, end: Int)] = []
     }
 
-    private func longestMatch(in buffer: UnsafeBufferPointer<UInt8>, at position: Int, _ workspace: inout Workspace) -> Int? {
-        let byte = buffer[position]
-        guard canStart[Int(byte)] else { return nil }
-        for index in startingWith[Int(byte)] {
-            if let end = match(needles[index], in: buffer, at: position, &workspace) { return end }
+    /// The end of the longest form starting at `start`, following every way each character
+    /// can be written at once (a set of trie positions, never a backtracking search).
+    private func longestMatch(in buffer: UnsafeBufferPointer<UInt8>, at start: Int, _ workspace: inout Workspace) -> Int? {
+        guard canStart[Int(buffer[start])] else { return nil }
+        var longest: Int?
+        // Plain ASCII (not `%`, `\`, `+`) has one reading, itself: follow the trie byte by byte
+        // without the general machinery, which takes over at the first byte that has more.
+        var node: Int32 = 0
+        var position = start
+        while position < buffer.count {
+            let byte = buffer[position]
+            guard byte < 0x80, byte != UInt8(ascii: "%"), byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "+") else { break }
+            let found = node == 0 ? rootASCII[Int(byte)] : edges[Self.key(node, UInt32(byte))] ?? -1
+            guard found >= 0 else { return longest }
+            let child = found
+            node = child
+            position += 1
+            if isEnd[Int(child)] { longest = position }
         }
-        // The needles whose first byte an encoding here stands for.
-        guard let decoded = Self.firstByteEncoded(in: buffer, at: position), decoded != byte else { return nil }
-        for index in startingWith[Int(decoded)] {
-            if let end = match(needles[index], in: buffer, at: position, &workspace) { return end }
-        }
-        return nil
-    }
-
-    /// The first UTF-8 byte of the character an encoding at `position` stands for: `%HH`, `+`
-    /// (a space), or a JSON escape.
-    private static func firstByteEncoded(in buffer: UnsafeBufferPointer<UInt8>, at position: Int) -> UInt8? {
-        switch buffer[position] {
-        case UInt8(ascii: "%"):
-            return percentDecoded(buffer, at: position)
-        case UInt8(ascii: "+"):
-            return 0x20
-        case UInt8(ascii: "\\"):
-            guard position + 1 < buffer.count else { return nil }
-            let escaped = buffer[position + 1]
-            if let short = shortEscapes.first(where: { $0.value == escaped }) { return UInt8(short.key) }
-            guard escaped == UInt8(ascii: "u"), let unit = hexUnit(buffer, at: position + 2) else { return nil }
-            var value = UInt32(unit)
-            if (0xD800...0xDBFF).contains(unit), let low = lowSurrogate(buffer, at: position + 6) {
-                value = 0x10000 + ((value - 0xD800) << 10) + (UInt32(low) - 0xDC00)
-            }
-            return Unicode.Scalar(value).flatMap { String($0).utf8.first }
-        default:
-            return nil
-        }
-    }
-
-    /// The end of the longest encoding of `needle` starting at `start`, following every way each
-    /// character can be written at once (a set of positions, never a backtracking search).
-    private func match(_ needle: Needle, in buffer: UnsafeBufferPointer<UInt8>, at start: Int, _ workspace: inout Workspace) -> Int? {
-        // As is, byte for byte: the common case, and the common rejection. An encoded match
-        // can only part from this path where the text holds a byte that starts an encoding:
-        // where the text differs, or earlier, where the value itself holds one.
-        var end = start
-        for byte in needle.bytes {
-            guard end < buffer.count, buffer[end] == byte else { break }
-            end += 1
-        }
-        if end - start == needle.bytes.count { return end }
-        guard end < buffer.count, end - start > needle.firstEncodingByte || Self.startsEncoding(buffer[end]) else { return nil }
-        workspace.positions.removeAll(keepingCapacity: true)
-        workspace.positions.append(start)
-        for (bytes, scalar) in zip(needle.characters, needle.scalars) {
+        guard position < buffer.count else { return longest }
+        workspace.active.removeAll(keepingCapacity: true)
+        workspace.active.append((node, position))
+        while !workspace.active.isEmpty {
             workspace.next.removeAll(keepingCapacity: true)
-            for position in workspace.positions {
-                Self.ends(of: bytes, scalar, in: buffer, at: position) { end in
-                    if !workspace.next.contains(end) { workspace.next.append(end) }
+            for (node, position) in workspace.active where position < buffer.count {
+                Self.characters(in: buffer, at: position) { scalar, end in
+                    guard let child = edges[Self.key(node, scalar)] else { return }
+                    if isEnd[Int(child)], end > longest ?? start { longest = end }
+                    if !workspace.next.contains(where: { $0.node == child && $0.end == end }) { workspace.next.append((child, end)) }
                 }
             }
-            if workspace.next.isEmpty { return nil }
-            swap(&workspace.positions, &workspace.next)
+            swap(&workspace.active, &workspace.next)
         }
-        return workspace.positions.max()
+        return longest
     }
 
-    /// Calls `found` with the end of each way `scalar` can be written at `position`.
-    private static func ends(
-        of bytes: [UInt8], _ scalar: Unicode.Scalar, in buffer: UnsafeBufferPointer<UInt8>, at position: Int, found: (Int) -> Void
-    ) {
-        // Its UTF-8 bytes, each as is or percent-encoded.
-        var end = position
-        var matched = true
-        for byte in bytes {
-            if let decoded = percentDecoded(buffer, at: end), decoded == byte {
-                end += 3
-            } else if end < buffer.count, buffer[end] == byte {
-                end += 1
-            } else {
-                matched = false
-                break
-            }
-        }
-        if matched { found(end) }
-        guard position < buffer.count else { return }
-        if scalar == " ", buffer[position] == UInt8(ascii: "+") { found(position + 1) }
-        guard buffer[position] == UInt8(ascii: "\\"), position + 1 < buffer.count else { return }
-        // JSON escapes.
+    /// Calls `found` with each character the text can stand for at `position`, and where it
+    /// ends: as is (each UTF-8 byte literal or `%HH`), `+` for a space, or a JSON escape.
+    private static func characters(in buffer: UnsafeBufferPointer<UInt8>, at position: Int, _ found: (UInt32, Int) -> Void) {
+        utf8Characters(in: buffer, at: position, found)
+        let byte = buffer[position]
+        if byte == UInt8(ascii: "+") { found(0x20, position + 1) }
+        guard byte == UInt8(ascii: "\\"), position + 1 < buffer.count else { return }
         let escaped = buffer[position + 1]
-        if let short = shortEscapes[scalar.value], short == escaped { found(position + 2) }
+        if let scalar = shortEscapes[escaped] { found(scalar, position + 2) }
         guard escaped == UInt8(ascii: "u"), let unit = hexUnit(buffer, at: position + 2) else { return }
-        if scalar.value <= 0xFFFF {
-            if UInt32(unit) == scalar.value { found(position + 6) }
-        } else if let low = Self.lowSurrogate(buffer, at: position + 6) {
-            let value = 0x10000 + ((UInt32(unit) &- 0xD800) << 10) + (UInt32(low) &- 0xDC00)
-            if (0xD800...0xDBFF).contains(unit), value == scalar.value { found(position + 12) }
+        if (0xD800...0xDBFF).contains(unit) {
+            if let low = lowSurrogate(buffer, at: position + 6) {
+                found(0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00), position + 12)
+            }
+        } else if !(0xDC00...0xDFFF).contains(unit) {
+            found(UInt32(unit), position + 6)
         }
     }
 
-    private static let shortEscapes: [UInt32: UInt8] = [
-        0x2F: UInt8(ascii: "/"), 0x22: UInt8(ascii: "\""), 0x5C: UInt8(ascii: "\\"), 0x0A: UInt8(ascii: "n"),
-        0x0D: UInt8(ascii: "r"), 0x09: UInt8(ascii: "t"), 0x08: UInt8(ascii: "b"), 0x0C: UInt8(ascii: "f"),
+    /// A UTF-8 character whose bytes are each written as is or as `%HH`.
+    private static func utf8Characters(in buffer: UnsafeBufferPointer<UInt8>, at position: Int, _ found: (UInt32, Int) -> Void) {
+        readings(of: buffer, at: position) { lead, afterLead in
+            let length: Int
+            let value: UInt32
+            switch lead {
+            case 0..<0x80:
+                found(UInt32(lead), afterLead)
+                return
+            case 0xC2...0xDF: (length, value) = (2, UInt32(lead & 0x1F))
+            case 0xE0...0xEF: (length, value) = (3, UInt32(lead & 0x0F))
+            case 0xF0...0xF4: (length, value) = (4, UInt32(lead & 0x07))
+            default: return
+            }
+            continuation(buffer, from: afterLead, remaining: length - 1, value: value, found)
+        }
+    }
+
+    private static func continuation(
+        _ buffer: UnsafeBufferPointer<UInt8>, from position: Int, remaining: Int, value: UInt32, _ found: (UInt32, Int) -> Void
+    ) {
+        guard remaining > 0 else {
+            if value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value) { found(value, position) }
+            return
+        }
+        readings(of: buffer, at: position) { byte, end in
+            guard byte & 0xC0 == 0x80 else { return }
+            continuation(buffer, from: end, remaining: remaining - 1, value: value << 6 | UInt32(byte & 0x3F), found)
+        }
+    }
+
+    /// Calls `reading` with the byte at `position` as is and, when it starts `%HH`, with the
+    /// byte that stands for.
+    private static func readings(of buffer: UnsafeBufferPointer<UInt8>, at position: Int, _ reading: (UInt8, Int) -> Void) {
+        guard position < buffer.count else { return }
+        let byte = buffer[position]
+        reading(byte, position + 1)
+        if byte == UInt8(ascii: "%"), let decoded = percentDecoded(buffer, at: position) { reading(decoded, position + 3) }
+    }
+
+    private static let shortEscapes: [UInt8: UInt32] = [
+        UInt8(ascii: "/"): 0x2F, UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "n"): 0x0A,
+        UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09, UInt8(ascii: "b"): 0x08, UInt8(ascii: "f"): 0x0C,
     ]
 
     private static func lowSurrogate(_ buffer: UnsafeBufferPointer<UInt8>, at position: Int) -> UInt16? {

@@ -90,40 +90,42 @@ public struct Cassette: Sendable, Equatable {
     }
 
     /// A body: `{"text": "..."}` when it is UTF-8, `{"base64": "..."}` otherwise. Either way the
-    /// bytes come back exactly.
-    public enum Body: Sendable, Equatable, Codable {
-        case text(String)
-        /// Bytes that are not UTF-8 text, written as base64.
-        case binary(Data)
+    /// bytes come back exactly, and they are kept as bytes: a 100 MB text body is not copied
+    /// into a `String` to be recorded.
+    public struct Body: Sendable, Equatable, Codable {
+        /// The bytes.
+        public let data: Data
+        /// Whether the bytes are UTF-8 text (written readable, as `"text"`).
+        public let isText: Bool
 
         public init(_ data: Data) {
-            if let text = String(data: data, encoding: .utf8) {
-                self = .text(text)
-            } else {
-                self = .binary(data)
-            }
+            self.data = data
+            isText = SecretScanner.withBuffer(data, UTF8Validation.isValid)
         }
 
-        /// The bytes.
-        public var data: Data {
-            switch self {
-            case .text(let text): Data(text.utf8)
-            case .binary(let data): data
-            }
+        /// A text body.
+        public static func text(_ text: String) -> Body {
+            Body(data: Data(text.utf8), isText: true)
         }
 
-        /// Runs `body` on the bytes without copying them.
-        func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-            switch self {
-            case .text(let text): SecretScanner.withBuffer(text.utf8, body)
-            case .binary(let data): SecretScanner.withBuffer(data, body)
-            }
+        private init(data: Data, isText: Bool) {
+            self.data = data
+            self.isText = isText
+        }
+
+        /// The body as text, or `nil` when it is binary.
+        public var text: String? { isText ? String(decoding: data, as: UTF8.self) : nil }
+
+        /// The same kind of body with other bytes. Redaction only puts ASCII where it removes
+        /// whole characters, so text stays text.
+        func replacingData(_ data: Data) -> Body {
+            Body(data: data, isText: isText)
         }
 
         /// The compression a body is still in (`gzip`, `zstd`, or its `Content-Encoding` when
         /// it is not text), or `nil` when its bytes can be searched as they are.
         func compression(headers: [Header]) -> String? {
-            guard case .binary(let data) = self else { return nil }
+            guard !isText else { return nil }
             if data.starts(with: [0x1F, 0x8B]) { return "gzip" }
             if data.starts(with: [0x28, 0xB5, 0x2F, 0xFD]) { return "zstd" }
             guard let encoding = headers.value(of: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
@@ -143,21 +145,20 @@ public struct Cassette: Sendable, Equatable {
             guard let data = Data(base64Encoded: try container.decode(String.self, forKey: .base64)) else {
                 throw DecodingError.dataCorruptedError(forKey: .base64, in: container, debugDescription: "the body is marked base64 but is not valid base64")
             }
-            self = .binary(data)
+            self.init(data: data, isText: false)
         }
 
         /// Writes `{"text": ...}` or `{"base64": ...}`. When the cassette is being written to a
         /// file, the value is a token the writer replaces with the body, streamed.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Key.self)
-            let key: Key = if case .text = self { .text } else { .base64 }
+            let key: Key = isText ? .text : .base64
             if let bodies = encoder.userInfo[StreamedBodies.key] as? StreamedBodies {
                 try container.encode(bodies.token(for: self), forKey: key)
-                return
-            }
-            switch self {
-            case .text(let text): try container.encode(text, forKey: .text)
-            case .binary(let data): try container.encode(data.base64EncodedString(), forKey: .base64)
+            } else if let text {
+                try container.encode(text, forKey: .text)
+            } else {
+                try container.encode(data.base64EncodedString(), forKey: .base64)
             }
         }
     }
@@ -258,7 +259,7 @@ public struct Cassette: Sendable, Equatable {
     /// Throws for the first place of the first interaction that still holds a secret, or whose
     /// compressed body cannot be searched for one.
     private func checkNothingLeaks(_ redaction: Redaction, file: String) throws(CassetteError) {
-        guard !redaction.secrets.isEmpty else { return }
+        guard redaction.hidesValues else { return }
         for (index, interaction) in interactions.enumerated() {
             let number = index + 1
             let request = interaction.request, response = interaction.response
@@ -276,7 +277,7 @@ public struct Cassette: Sendable, Equatable {
                         place: "\(side) body, which is \(encoding)-compressed and cannot be searched for secrets "
                             + "(record it uncompressed: send Accept-Encoding: identity)")
                 }
-                if body.withBytes(redaction.containsSecret) {
+                if redaction.containsSecret(body.data) {
                     throw .secretWouldBeWritten(file: file, interaction: number, place: "\(side) body")
                 }
             }

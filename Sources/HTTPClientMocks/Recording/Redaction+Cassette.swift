@@ -27,8 +27,7 @@ extension Redaction {
     }
 
     private func hiddenValues(url: String?, in headers: [Cassette.Header], _ body: Cassette.Body?) -> [String] {
-        guard let body else { return hiddenValues(url: url, headers: headers.httpHeaders, bodyBytes: nil, contentType: headers.contentType) }
-        return body.withBytes { hiddenValues(url: url, headers: headers.httpHeaders, bodyBytes: $0, contentType: headers.contentType) }
+        hiddenValues(url: url, headers: headers.httpHeaders, body: body?.data, contentType: headers.contentType)
     }
 
     private func redacted(_ header: Cassette.Header) -> Cassette.Header {
@@ -37,11 +36,7 @@ extension Redaction {
 
     /// The body redacted; the same body, not a copy, when nothing in it is hidden.
     private func redacted(_ body: Cassette.Body, headers: [Cassette.Header]) -> Cassette.Body {
-        let changed: [UInt8]? = switch body {
-        case .text(let text): redactedBytes(text.utf8, contentType: headers.contentType)
-        case .binary(let data): redactedBytes(data, contentType: headers.contentType)
-        }
-        return changed.map { Cassette.Body(Data($0)) } ?? body
+        redactedBytes(body.data, contentType: headers.contentType).map(body.replacingData) ?? body
     }
 }
 

@@ -47,19 +47,27 @@ final class StreamedBodies: Sendable {
     private static let chunk = 48 * 1024
 
     private static func stream(_ body: Cassette.Body, to sink: (Data) throws -> Void) throws {
-        switch body {
-        case .text(let text):
-            var buffer = Data()
-            buffer.reserveCapacity(chunk + 16)
-            for byte in text.utf8 {
-                appendEscaped(byte, to: &buffer)
-                if buffer.count >= chunk {
-                    try sink(buffer)
-                    buffer.removeAll(keepingCapacity: true)
+        if body.isText {
+            try body.data.withUnsafeBytes { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                // Runs that need no escape (nearly everything) go out as slices.
+                var buffer = Data()
+                buffer.reserveCapacity(chunk + 16)
+                var runStart = 0
+                for index in 0..<bytes.count where needsEscape(bytes[index]) {
+                    buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                    appendEscaped(bytes[index], to: &buffer)
+                    runStart = index + 1
+                    if buffer.count >= chunk {
+                        try sink(buffer)
+                        buffer.removeAll(keepingCapacity: true)
+                    }
                 }
+                buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart...]))
+                try sink(buffer)
             }
-            try sink(buffer)
-        case .binary(let data):
+        } else {
+            let data = body.data
             var start = data.startIndex
             while start < data.endIndex {
                 let end = data.index(start, offsetBy: chunk, limitedBy: data.endIndex) ?? data.endIndex
@@ -68,6 +76,10 @@ final class StreamedBodies: Sendable {
                 start = end
             }
         }
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// A JSON string byte as `JSONEncoder` writes it: `"` and `\` escaped, control characters
