@@ -93,4 +93,30 @@ struct FixtureNamingTests {
         let longQuery = "q=" + String(repeating: "x", count: 260)
         #expect(names("GET", "https://h/a:b/c?\(longQuery)") == ["GET|-a-b-c?\(SHA256.hex(longQuery))"])
     }
+
+    @Test func theNameLimitCountsBytesAsFileSystemsDo() {
+        // 200 characters but 400 bytes: too long for a file name, although short in characters.
+        let path = String(repeating: "é", count: 200)
+        let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        #expect(names("GET", "https://h/\(encoded)").isEmpty)
+        #expect(names("GET", "https://h/\(String(repeating: "e", count: 200))") == ["GET|-\(String(repeating: "e", count: 200))"])
+    }
+
+    @Test func aMissWhoseNamesAreAllTooLongSaysSoInsteadOfAnEmptyList() {
+        let miss = FixtureMiss(folder: "Fixtures", triedFileNames: [])
+        #expect(miss.description == "no file in Fixtures can answer this request: every name it could have is longer than 250 bytes, "
+                    + "which file systems do not allow; stub it in code instead")
+    }
+
+    @Test func aLargeJSONBodyIsNamedByItsHashAlone() {
+        let body = "[" + (0..<50_000).map(String.init).joined(separator: ",") + "]"
+        let found = names("POST", "https://h/import", contentType: "application/json", body: body)
+        #expect(found == ["POST|-import|\(SHA256.hex(body))"])
+    }
+
+    @Test func duplicateMembersKeepTheirLastValueInTheBencodedName() {
+        // A member first too long for a name, then replaced by a short one: the name exists.
+        let body = #"{"a": ["# + String(repeating: "1,", count: 300) + #"1], "a": 2}"#
+        #expect(names("POST", "https://h/x", contentType: "application/json", body: body).first == "POST|-x|d1-ai2ee")
+    }
 }
