@@ -6,13 +6,7 @@ import HTTPClientMocks
 struct Command {
     var method: HTTPMethod?
     var url: URL
-    var headers = HTTPHeaders()
-    var body: Data?
-    var isJSON = false
-    var includeHeaders = false
-    var fixtures: String?
-    var cassette: String?
-    var recordMode: RecordMode?
+    var options: Options
 
     static let usage = """
         usage: httpc [METHOD] URL [-H 'Name: value']... [-d DATA | --json JSON] [-i]
@@ -77,18 +71,18 @@ struct Command {
                 }
                 options.headers.add(name: String(header[..<colon]), value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
             case "-d", "--data":
-                guard options.data == nil else { throw UsageError(description: "give one body: -d or --json, once") }
-                options.data = try Self.readData(try value(for: argument))
+                guard options.body == nil else { throw UsageError(description: "give one body: -d or --json, once") }
+                options.body = try Self.readData(try value(for: argument))
             case "--json":
-                guard options.data == nil else { throw UsageError(description: "give one body: -d or --json, once") }
+                guard options.body == nil else { throw UsageError(description: "give one body: -d or --json, once") }
                 let text = try value(for: argument)
                 guard (try? JSONValue(parsing: Data(text.utf8))) != nil else {
                     throw UsageError(description: "--json: \(text.prefix(40)) is not valid JSON")
                 }
-                options.data = Data(text.utf8)
+                options.body = Data(text.utf8)
                 options.isJSON = true
             case "-i", "--include":
-                options.include = true
+                options.includeHeaders = true
             case "--fixtures":
                 try once(options.fixtures, argument)
                 options.fixtures = try value(for: argument)
@@ -109,12 +103,12 @@ struct Command {
         return try Command(options, positional: positional)
     }
 
-    /// What the options said, before they are checked together.
-    private struct Options {
+    /// What the options said.
+    struct Options {
         var headers = HTTPHeaders()
-        var data: Data?
+        var body: Data?
         var isJSON = false
-        var include = false
+        var includeHeaders = false
         var fixtures: String?
         var cassette: String?
         var recordMode: RecordMode?
@@ -139,13 +133,7 @@ struct Command {
             throw UsageError(description: "\"\(urlText)\" is not an http or https URL")
         }
         self.url = url
-        headers = options.headers
-        body = options.data
-        isJSON = options.isJSON
-        includeHeaders = options.include
-        fixtures = options.fixtures
-        cassette = options.cassette
-        recordMode = options.recordMode
+        self.options = options
     }
 
     private static func readData(_ argument: String) throws(UsageError) -> Data {
@@ -160,23 +148,23 @@ struct Command {
 
     /// The request to send: GET by default, POST when there is a body.
     var request: HTTPClient.Request {
-        var request = HTTPClient.Request(method: method ?? (body == nil ? .get : .post), url: url, headers: headers)
-        if let body {
-            request.body = .data(body, contentType: isJSON ? "application/json" : "application/x-www-form-urlencoded")
+        var request = HTTPClient.Request(method: method ?? (options.body == nil ? .get : .post), url: url, headers: options.headers)
+        if let body = options.body {
+            request.body = .data(body, contentType: options.isJSON ? "application/json" : "application/x-www-form-urlencoded")
         }
-        if isJSON, !headers.contains("Accept") { request.headers["Accept"] = "application/json" }
+        if options.isJSON, !options.headers.contains("Accept") { request.headers["Accept"] = "application/json" }
         return request
     }
 
     /// The session the flags (or the environment) ask for.
     func makeSession() throws -> any URLSessionProtocol {
-        if let fixtures {
+        if let fixtures = options.fixtures {
             let stubs = StubRegistry("httpc --fixtures", reporting: .disabled)
             stubs.serve(try FixtureFolder(directory: URL(fileURLWithPath: fixtures)))
             return MockURLSession(stubs: stubs)
         }
-        if let cassette {
-            return try CassetteSession(file: URL(fileURLWithPath: cassette), mode: recordMode ?? RecordMode.fromEnvironment(),
+        if let cassette = options.cassette {
+            return try CassetteSession(file: URL(fileURLWithPath: cassette), mode: options.recordMode ?? RecordMode.fromEnvironment(),
                                        reporting: .disabled)
         }
         return try StubEnvironment.session()

@@ -36,7 +36,7 @@ do {
     fail(Output.explain(error), status: 3)
 }
 
-print(Output.render(response, includeHeaders: command.includeHeaders))
+print(Output.render(response, includeHeaders: command.options.includeHeaders))
 if !response.isSuccessful {
     fail("HTTP \(response.statusCode) from \(Redaction.standard.redacted(url: (response.url ?? command.url).absoluteString))", status: 1)
 }

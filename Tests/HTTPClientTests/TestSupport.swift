@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
+import Testing
 
 struct User: Codable, Equatable, Sendable {
     let id: Int
@@ -59,4 +60,22 @@ final class PendingSession: URLSessionProtocol, @unchecked Sendable {
         continuation.yield(task)
         return task
     }
+}
+
+/// Starts `call`, waits until its first request reached `session`, cancels it, and checks that
+/// it ended at once with `.cancelled`, after that one request: a wait in progress (backoff,
+/// `Retry-After`, an interceptor's delay) must not outlive its task.
+func expectCancellingEndsTheWait(
+    _ session: MockURLSession, _ call: @escaping @Sendable () async throws -> HTTPClient.Response,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    let task = Task { try await call() }
+    while session.requests.isEmpty { await Task.yield() }
+    let clock = ContinuousClock()
+    let start = clock.now
+    task.cancel()
+    let result = await task.result
+    #expect((result.failure as? HTTPClientError)?.isCancelled == true, sourceLocation: sourceLocation)
+    #expect(clock.now - start < .seconds(30), sourceLocation: sourceLocation)
+    #expect(session.requests.count == 1, sourceLocation: sourceLocation)
 }
