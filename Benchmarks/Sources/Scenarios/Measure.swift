@@ -68,11 +68,16 @@ public enum Measure {
 
     /// The peak resident memory of this process so far, in bytes (Linux and Darwin).
     public static func peakResidentBytes() -> Int {
-        let usage = usage()
         #if canImport(Darwin)
-        return Int(usage.ru_maxrss)          // bytes on Darwin
+        return Int(usage().ru_maxrss)  // bytes on Darwin
         #else
-        return Int(usage.ru_maxrss) * 1024   // kilobytes on Linux
+        // VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent of a spawned child,
+        // so a child measuring from a baseline would report its parent's peak.
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return Int(usage().ru_maxrss) * 1024 }
+        return kilobytes * 1024
         #endif
     }
 

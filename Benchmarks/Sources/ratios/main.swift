@@ -80,7 +80,7 @@ if let index = arguments.firstIndex(of: "--peak-memory-child"), index + 2 < argu
 if let index = arguments.firstIndex(of: "--record-child"), index + 2 < arguments.count, let size = Int(arguments[index + 1]) {
     let body = arguments[index + 2] == "json"
         ? LargeInputs.json(records: size / 100, secret: "not-the-secret")
-        : Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
+        : LargeInputs.binary(size: size)
     let upstream = LargeInputs.upstream(answering: body)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("httpclient-record-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -88,6 +88,10 @@ if let index = arguments.firstIndex(of: "--record-child"), index + 2 < arguments
                                       redaction: .standard.secret("not-in-the-body"), reporting: .disabled)
     let client = HTTPClient(session: session)
     let baseline = Measure.residentBytes()
+    // The peak is the process's highest ever: it must not already be above the baseline.
+    guard Measure.peakResidentBytes() - baseline < size / 4 else {
+        fatalError("\(arguments[index + 2]): the setup peaked at \(Measure.peakResidentBytes() >> 20) MB, above the baseline of \(baseline >> 20) MB")
+    }
     let started = DispatchTime.now().uptimeNanoseconds
     _ = try await client.get(URL(string: "https://h/large") ?? folder)
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
