@@ -117,9 +117,11 @@ public final class MockURLSession: URLSessionProtocol, @unchecked Sendable {
     // MARK: URLSessionProtocol
 
     public func makeDataTask(
-        with request: URLRequest,
+        with streamedRequest: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any URLSessionDataTaskProtocol {
+        // A body stream is read once, here; every later reader gets the bytes it gave.
+        let (request, streamError) = RecordedRequest.readingBodyStream(streamedRequest)
         let (task, queued, fields) = state.withLock { state in
             state.requests.append(request)
             let task = state.nextDataTask
@@ -136,13 +138,17 @@ public final class MockURLSession: URLSessionProtocol, @unchecked Sendable {
             return (task, queued, (state.nextData, state.nextResponse, state.nextError))
         }
         let answer: MockResponse
-        if let queued {
+        if let streamError {
+            answer = .error(streamError)
+        } else if let queued {
             answer = queued
         } else if let stubs, fields.0 == nil, fields.1 == nil, fields.2 == nil {
             switch stubs.resolve(request) {
             case .respond(let response, _, _):
                 answer = response
             case .unmatched(let error):
+                answer = .error(error)
+            case .failed(let error):
                 answer = .error(error)
             case .passthrough(let forwarded):
                 return passthroughSession.makeDataTask(with: forwarded, completionHandler: completionHandler)

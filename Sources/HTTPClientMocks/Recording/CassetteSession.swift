@@ -106,6 +106,8 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
                 return MockURLSessionDataTask.answering(request, with: response.completionArguments(for: request), completion: completionHandler)
             case .unmatched(let error) where !records:
                 return MockURLSessionDataTask.answering(request, with: (nil, nil, error), completion: completionHandler)
+            case .failed(let error):
+                return MockURLSessionDataTask.answering(request, with: (nil, nil, error), completion: completionHandler)
             case .unmatched, .passthrough:
                 break
             }

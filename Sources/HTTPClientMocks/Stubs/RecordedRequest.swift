@@ -22,14 +22,15 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// Arrival order in the registry that recorded it (0 for the first request).
     public internal(set) var sequenceNumber = 0
 
+    /// Why the body stream could not be read whole, when it could not: the request must fail
+    /// with this error rather than be answered as if its body were what was read.
+    public let bodyStreamError: BodyStreamError?
+
     /// Captures `request`. A request without a URL is recorded as `about:blank`.
     public init(_ request: URLRequest) {
-        var request = request
-        let body = request.httpBody ?? request.httpBodyStream.map(Self.drain) ?? Data()
-        if request.httpBodyStream != nil {
-            request.httpBodyStream = nil
-            request.httpBody = body
-        }
+        let (request, streamError) = Self.readingBodyStream(request)
+        bodyStreamError = streamError
+        let body = request.httpBody ?? Data()
         let url = request.url ?? URL(fileURLWithPath: "/")
         let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         urlRequest = request
@@ -42,17 +43,31 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         self.body = body
     }
 
-    private static func drain(_ stream: InputStream) -> Data {
+    /// `request` with a body stream read into `httpBody`, once: a stream cannot be read twice,
+    /// so every later reader (matchers, computed responses, the request log) gets these bytes.
+    /// A read error is returned, never hidden behind a shorter body.
+    package static func readingBodyStream(_ request: URLRequest) -> (URLRequest, BodyStreamError?) {
+        guard request.httpBody == nil, let stream = request.httpBodyStream else { return (request, nil) }
+        var request = request
         var data = Data()
+        var failure: BodyStreamError?
         stream.open()
-        defer { stream.close() }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let count = stream.read(&buffer, maxLength: buffer.count)
-            if count <= 0 { break }
+            if count == 0 { break }
+            if count < 0 {
+                let reason = stream.streamError.map { "\($0.localizedDescription)" } ?? "the stream reported an error"
+                failure = BodyStreamError(request: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "about:blank")",
+                                          bytesRead: data.count, reason: reason)
+                break
+            }
             data.append(buffer, count: count)
         }
-        return data
+        stream.close()
+        request.httpBodyStream = nil
+        request.httpBody = data
+        return (request, failure)
     }
 
     // MARK: Reading the body
@@ -82,4 +97,21 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
 
     /// `GET https://example.com/users/1`.
     public var description: String { "\(method) \(url.absoluteString)" }
+}
+
+/// A request body stream that failed while it was read: the request fails with this instead of
+/// being sent or matched with a truncated body.
+public struct BodyStreamError: Error, CustomStringConvertible, LocalizedError, Equatable {
+    /// `POST https://...`
+    public let request: String
+    /// How many bytes were read before the failure.
+    public let bytesRead: Int
+    /// What the stream said.
+    public let reason: String
+
+    public var description: String {
+        "The body stream of \(request) failed after \(bytesRead) bytes (\(reason)); the request was not answered with a truncated body."
+    }
+
+    public var errorDescription: String? { description }
 }

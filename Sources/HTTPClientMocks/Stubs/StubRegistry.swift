@@ -24,6 +24,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         case passthrough(URLRequest)
         /// No stub matched; deliver the error.
         case unmatched(UnmatchedRequestError)
+        /// The request cannot be answered at all (its body stream failed); deliver the error.
+        case failed(any Error)
     }
 
     private struct State {
@@ -189,6 +191,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
             request.sequenceNumber = state.requests.count
             state.requests.append(request)
         }
+        if let error = request.bodyStreamError { return .failed(error) }
         let (indexed, scanned) = candidates(for: request)
         if let (stub, response, matched) = claimNewestMatch(request, indexed: indexed, scanned: scanned) {
             return .respond(response.resolved(for: matched), request: matched, stub: stub)

@@ -43,6 +43,8 @@ class StubURLProtocol: URLProtocol {
             deliver(response, for: recorded.urlRequest)
         case .unmatched(let error):
             fail(with: error)
+        case .failed(let error):
+            fail(with: error)
         case .passthrough(let request):
             forward(request)
         }
