@@ -15,15 +15,25 @@ struct HttpcTests {
 
     static var binary: URL {
         get throws {
-            // The test bundle lives in the build folder, and so does httpc (a dependency of this target).
-            var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            if directory.pathExtension == "xctest" { directory.deleteLastPathComponent() }
-            for candidate in [directory, directory.deletingLastPathComponent()] {
-                let binary = candidate.appendingPathComponent("httpc")
+            // httpc is a dependency of this target, so SwiftPM builds it into the same products
+            // folder as this target's resource bundle, whatever the platform, the scratch path
+            // or the process running the tests (xctest, swiftpm-testing-helper or the bundle
+            // itself); the process's own path is the fallback.
+            var executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            if executable.pathExtension == "xctest" { executable.deleteLastPathComponent() }
+            let folders = [Bundle.module.bundleURL.deletingLastPathComponent(), executable, executable.deletingLastPathComponent()]
+            for folder in folders {
+                let binary = folder.appendingPathComponent("httpc")
                 if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
             }
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "httpc not found near \(directory.path)"])
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "httpc not found in \(folders.map(\.path))"])
         }
+    }
+
+    @Test func theBinaryIsFoundBesideTheTestResourcesNotThroughTheRunningProcess() throws {
+        // On macOS the process is xctest or swiftpm-testing-helper, outside the build folder.
+        let besideResources = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("httpc")
+        #expect(try Self.binary == besideResources)
     }
 
     func httpc(_ arguments: String..., environment: [String: String] = [:]) throws -> Run {
