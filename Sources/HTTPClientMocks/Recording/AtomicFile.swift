@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Replaces a file in one step, keeping the permissions of the file it replaces.
 enum AtomicFile {
@@ -17,7 +24,7 @@ enum AtomicFile {
             defer { close(descriptor) }
             // open(2) applies the umask; the mode of the replaced file is restored exactly.
             if let existingMode, fchmod(descriptor, existingMode) != 0 { throw systemError("cannot set its permissions") }
-            try contents { data in try write(data, to: descriptor) }
+            try contents { data in try writeAll(data, to: descriptor) }
             // rename(2) replaces the destination in one step on the same file system.
             // (FileManager.replaceItemAt fails on swift-corelibs-foundation.)
             guard rename(temporary.path, url.path) == 0 else { throw systemError("cannot replace the file") }
@@ -27,12 +34,12 @@ enum AtomicFile {
         }
     }
 
-    private static func write(_ data: Data, to descriptor: Int32) throws {
+    private static func writeAll(_ data: Data, to descriptor: Int32) throws {
         try data.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
+                let written = systemWrite(descriptor, base + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw systemError("cannot write")
@@ -46,4 +53,15 @@ enum AtomicFile {
         let reason = String(cString: strerror(errno))
         return CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(action): \(reason)"])
     }
+}
+
+/// write(2), named apart from the many `write` methods in scope.
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    Darwin.write(descriptor, buffer, count)
+    #elseif canImport(Glibc)
+    Glibc.write(descriptor, buffer, count)
+    #else
+    Musl.write(descriptor, buffer, count)
+    #endif
 }
