@@ -79,3 +79,20 @@ func expectCancellingEndsTheWait(
     #expect(clock.now - start < .seconds(30), sourceLocation: sourceLocation)
     #expect(session.requests.count == 1, sourceLocation: sourceLocation)
 }
+
+/// The completion API's twin of ``expectCancellingEndsTheWait(_:_:sourceLocation:)``: cancels
+/// the task `start` returned once its first request arrived, and checks the completion said
+/// `.cancelled` after that one request.
+func expectCancellingTheTaskEndsTheWait(
+    _ session: MockURLSession,
+    _ start: (@escaping @Sendable (Result<HTTPClient.Response, HTTPClientError>) -> Void) -> any URLSessionDataTaskProtocol,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+    let task = start(recorder.record)
+    while session.requests.isEmpty { await Task.yield() }
+    task.cancel()
+    while recorder.callCount == 0 { await Task.yield() }
+    #expect(recorder.value?.failure?.isCancelled == true, sourceLocation: sourceLocation)
+    #expect(session.requests.count == 1, sourceLocation: sourceLocation)
+}
