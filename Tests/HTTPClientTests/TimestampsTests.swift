@@ -43,3 +43,19 @@ struct TimestampsTests {
         #expect(Timestamps.rfc3339(text) == Date(timeIntervalSince1970: 1_795_305_600).addingTimeInterval(0.01))
     }
 }
+
+extension TimestampsTests {
+    @Test("RFC 3339 strings read back as the same date, before the Gregorian reform too", arguments: [
+        "1013-11-22T00:00:00Z", "0001-01-01T00:00:00Z", "1582-10-10T12:00:00Z", "1970-01-01T00:00:00Z", "1969-12-31T23:59:59Z",
+        "2000-02-29T08:49:37Z", "9999-12-31T23:59:59Z",
+    ])
+    func rfc3339RoundTrips(text: String) throws {
+        let date = try #require(Timestamps.rfc3339(text))
+        #expect(Timestamps.rfc3339String(date) == text)
+    }
+
+    @Test func datesOutsideFourDigitYearsHaveNoRFC3339String() {
+        #expect(Timestamps.rfc3339String(Date(timeIntervalSince1970: -70_000_000_000)) == nil)
+        #expect(Timestamps.rfc3339String(Date(timeIntervalSince1970: .infinity)) == nil)
+    }
+}

@@ -75,6 +75,23 @@ public enum Timestamps {
         return date.addingTimeInterval(fraction - TimeInterval(offset))
     }
 
+    /// `date` as RFC 3339 in UTC with whole seconds (`2026-11-22T08:49:37Z`), in the proleptic
+    /// Gregorian calendar that ``rfc3339(_:)`` reads (Foundation's formatters switch to the
+    /// Julian calendar before 1582, so a date they write may not read back the same); `nil`
+    /// outside the years 1...9999.
+    public static func rfc3339String(_ date: Date) -> String? {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        guard seconds.isFinite, abs(seconds) < 1e13 else { return nil }
+        let total = Int(seconds)
+        let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+        let secondOfDay = total - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        guard (1...9999).contains(year) else { return nil }
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let paddedYear = String(repeating: "0", count: 4 - String(year).count) + String(year)
+        return "\(paddedYear)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+    }
+
     // MARK: Pieces
 
     private static let shortDays: Set<String> = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
@@ -114,6 +131,19 @@ public enum Timestamps {
         case 4, 6, 9, 11: 30
         default: 31
         }
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01 (the inverse of ``daysFromCivil``).
+    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (the civil-from-days inverse in

@@ -191,7 +191,17 @@ public struct Cassette: Sendable, Equatable {
     /// Parses cassette JSON; `file` names the source in errors.
     public init(data: Data, file: String) throws(CassetteError) {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        // Strict RFC 3339, whole seconds as the file keeps them: JSONDecoder's ISO 8601 accepted
+        // "00:00:0.40" and kept a fraction the next write dropped (found by the cassette fuzz target).
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = Timestamps.rfc3339(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "\"\(text.prefix(40))\" is not an RFC 3339 date such as 2026-11-22T08:00:00Z")
+            }
+            return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+        }
         let version: Int?
         do {
             version = try decoder.decode(VersionOnly.self, from: data).version
@@ -236,7 +246,13 @@ public struct Cassette: Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.userInfo = userInfo
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            guard let text = Timestamps.rfc3339String(date) else {
+                throw EncodingError.invalidValue(date, .init(codingPath: encoder.codingPath, debugDescription: "a recording date outside the years 1...9999"))
+            }
+            try container.encode(text)
+        }
         return try encoder.encode(File(version: Self.currentVersion, interactions: interactions))
     }
 

@@ -172,3 +172,21 @@ struct CassetteValidationTests {
         return url
     }
 }
+
+extension CassetteValidationTests {
+    @Test func aRecordedAtThatIsNotRFC3339IsAnErrorNamingTheInteraction() {
+        let text = Self.file().replacingOccurrences(of: "2026-11-22T00:00:00Z\"}]}", with: "2026-11-22T00:00:0.40Z\"}]}")
+        let error = #expect(throws: CassetteError.self) { try Cassette(contentsOf: write(text)) }
+        #expect(error?.description.contains(#"interaction 2: "2026-11-22T00:00:0.40Z" is not an RFC 3339 date"#) == true,
+                "\(String(describing: error))")
+    }
+
+    @Test func aFractionalRecordedAtLoadsAsWholeSecondsAndSurvivesAWrite() throws {
+        let text = Self.file().replacingOccurrences(of: "2026-11-22T00:00:00Z\"}]}", with: "2026-11-22T00:00:07.900+01:00\"}]}")
+        let cassette = try Cassette(contentsOf: write(text))
+        #expect(cassette.interactions[1].recordedAt == Date(timeIntervalSince1970: 1_795_302_007))
+        let url = folder.url.appendingPathComponent("again.json")
+        try cassette.write(to: url)
+        #expect(try Cassette(contentsOf: url) == cassette)
+    }
+}
