@@ -123,6 +123,17 @@ struct RedactionTests {
                 + "#access_token=REDACTED&state=s")
     }
 
+    @Test func aCombiningMarkAfterADelimiterDoesNotHideTheValue() {
+        // "=\u{301}" is one Character: splitting by Character would not see the "=".
+        let body = Redaction.standard.redacted(body: Data("user=ann&password=\u{301}hunter22".utf8),
+                                               contentType: "application/x-www-form-urlencoded")
+        #expect(String(decoding: body, as: UTF8.self) == "user=ann&password=REDACTED")
+        #expect(Redaction.standard.redacted(url: "https://h/x?\u{301}token=t1&a=b#\u{301}access_token=f1")
+            == "https://h/x?\u{301}token=REDACTED&a=b#\u{301}access_token=REDACTED")
+        let values = Redaction.standard.hiddenValues(url: nil, headers: ["Cookie": "sid=\u{301}ck-12345"], body: nil, contentType: nil)
+        #expect(values.contains("\u{301}ck-12345"))
+    }
+
     @Test func formBodiesAreHiddenByField() {
         let body = Redaction.standard.redacted(body: Data("user=ann&passwd=hunter2&clientSecret=cs".utf8),
                                                contentType: "application/x-www-form-urlencoded; charset=utf-8")

@@ -13,8 +13,8 @@ package struct FormPair: Sendable {
 
     /// Every pair in order, empty ones included, so joining the `raw`s with `&` gives `text` back.
     package static func pairs(in text: String) -> [FormPair] {
-        text.split(separator: "&", omittingEmptySubsequences: false).map { raw in
-            let parts = raw.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        Substring(text).splitScalars("&").map { raw in
+            let parts = raw.splitScalars("=", maxSplits: 1)
             let value = parts.count > 1 ? parts[1] : nil
             return FormPair(raw: raw, name: decode(parts[0]), value: value.map(decode),
                             percentDecodedValue: value.map { String($0).removingPercentEncoding ?? String($0) })
@@ -31,5 +31,32 @@ package struct FormPair: Sendable {
     package var values: [String] {
         guard let value else { return [] }
         return percentDecodedValue.map { $0 == value ? [value] : [value, $0] } ?? [value]
+    }
+}
+
+extension Substring {
+    /// The parts between every `separator`, split by Unicode scalar, empty parts kept. Splitting
+    /// by `Character` would miss a delimiter that a combining mark follows (`=\u{301}`: one
+    /// Character), and a value written right after it would escape redaction.
+    package func splitScalars(_ separator: Unicode.Scalar, maxSplits: Int = .max) -> [Substring] {
+        var parts: [Substring] = []
+        var start = startIndex
+        var index = startIndex
+        while index < endIndex {
+            let next = unicodeScalars.index(after: index)
+            if unicodeScalars[index] == separator, parts.count < maxSplits {
+                parts.append(self[start..<index])
+                start = next
+            }
+            index = next
+        }
+        parts.append(self[start..<endIndex])
+        return parts
+    }
+
+    /// The part after the first `separator` (by Unicode scalar), or `nil` when there is none.
+    package func afterScalar(_ separator: Unicode.Scalar) -> Substring? {
+        let parts = splitScalars(separator, maxSplits: 1)
+        return parts.count == 2 ? parts[1] : nil
     }
 }

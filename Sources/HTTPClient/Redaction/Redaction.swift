@@ -137,17 +137,11 @@ public struct Redaction: Sendable {
     public func redacted(url: String) -> String {
         var text = url
         if !nameRules.isEmpty {
-            var fragment: Substring?
-            var base = Substring(text)
-            if let hash = base.firstIndex(of: "#") {
-                fragment = base[base.index(after: hash)...]
-                base = base[..<hash]
-            }
-            if let question = base.firstIndex(of: "?") {
-                text = base[...question] + redactingParameters(base[base.index(after: question)...])
-            } else {
-                text = String(base)
-            }
+            // Split by scalar: a combining mark after `#`, `?` or `=` must not hide the delimiter.
+            let atHash = Substring(text).splitScalars("#", maxSplits: 1)
+            let fragment = atHash.count == 2 ? atHash[1] : nil
+            let atQuestion = atHash[0].splitScalars("?", maxSplits: 1)
+            text = atQuestion.count == 2 ? atQuestion[0] + "?" + redactingParameters(atQuestion[1]) : String(atQuestion[0])
             if let fragment {
                 text += "#" + (fragment.contains("=") ? redactingParameters(fragment) : String(fragment))
             }
@@ -236,13 +230,9 @@ public struct Redaction: Sendable {
             values += Self.parts(ofCredential: field.value)
         }
         if let url {
-            var rest = Substring(url)
-            var parameterLists: [Substring] = []
-            if let hash = rest.firstIndex(of: "#") {
-                parameterLists.append(rest[rest.index(after: hash)...])
-                rest = rest[..<hash]
-            }
-            if let question = rest.firstIndex(of: "?") { parameterLists.append(rest[rest.index(after: question)...]) }
+            let atHash = Substring(url).splitScalars("#", maxSplits: 1)
+            var parameterLists = Array(atHash.dropFirst())
+            if let query = atHash[0].afterScalar("?") { parameterLists.append(query) }
             for list in parameterLists {
                 values += FormPair.pairs(in: String(list)).filter { hides(name: $0.name) }.flatMap(\.values)
             }
@@ -261,16 +251,17 @@ public struct Redaction: Sendable {
     /// A credential's value and the parts of it that may travel alone.
     private static func parts(ofCredential value: String) -> [String] {
         var parts = [value]
-        for cookie in value.split(separator: ";") {
-            if let equals = cookie.firstIndex(of: "=") { parts.append(String(cookie[cookie.index(after: equals)...])) }
+        for cookie in Substring(value).splitScalars(";") {
+            if let cookieValue = cookie.afterScalar("=") { parts.append(String(cookieValue)) }
         }
-        if let space = value.firstIndex(of: " ") {
-            let scheme = value[..<space].lowercased()
-            let credential = String(value[value.index(after: space)...]).trimmingCharacters(in: .whitespaces)
+        let atSpace = Substring(value).splitScalars(" ", maxSplits: 1)
+        if atSpace.count == 2 {
+            let scheme = atSpace[0].lowercased()
+            let credential = String(atSpace[1]).trimmingCharacters(in: .whitespaces)
             parts.append(credential)
             if scheme == "basic", let decoded = Data(base64Encoded: credential).flatMap({ String(data: $0, encoding: .utf8) }) {
                 parts.append(decoded)
-                if let colon = decoded.firstIndex(of: ":") { parts.append(String(decoded[decoded.index(after: colon)...])) }
+                if let password = Substring(decoded).afterScalar(":") { parts.append(String(password)) }
             }
         }
         return parts
@@ -282,7 +273,7 @@ public struct Redaction: Sendable {
     private func redactingParameters(_ text: Substring) -> String {
         FormPair.pairs(in: String(text)).map { pair in
             guard pair.value != nil, hides(name: pair.name) else { return String(pair.raw) }
-            return "\(pair.raw.prefix { $0 != "=" })=\(Self.placeholder)"
+            return "\(pair.raw.splitScalars("=", maxSplits: 1)[0])=\(Self.placeholder)"
         }.joined(separator: "&")
     }
 
