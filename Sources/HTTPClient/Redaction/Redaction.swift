@@ -137,12 +137,9 @@ public struct Redaction: Sendable {
     public func redacted(url: String) -> String {
         var text = url
         if !nameRules.isEmpty {
-            // Split by scalar: a combining mark after `#`, `?` or `=` must not hide the delimiter.
-            let atHash = Substring(text).splitScalars("#", maxSplits: 1)
-            let fragment = atHash.count == 2 ? atHash[1] : nil
-            let atQuestion = atHash[0].splitScalars("?", maxSplits: 1)
-            text = atQuestion.count == 2 ? atQuestion[0] + "?" + redactingParameters(atQuestion[1]) : String(atQuestion[0])
-            if let fragment {
+            let parts = Self.parts(ofURL: url)
+            text = String(parts.base) + (parts.query.map { "?" + redactingParameters($0) } ?? "")
+            if let fragment = parts.fragment {
                 text += "#" + (fragment.contains("=") ? redactingParameters(fragment) : String(fragment))
             }
         }
@@ -230,11 +227,9 @@ public struct Redaction: Sendable {
             values += Self.parts(ofCredential: field.value)
         }
         if let url {
-            let atHash = Substring(url).splitScalars("#", maxSplits: 1)
-            var parameterLists = Array(atHash.dropFirst())
-            if let query = atHash[0].afterScalar("?") { parameterLists.append(query) }
-            for list in parameterLists {
-                values += FormPair.pairs(in: String(list)).filter { hides(name: $0.name) }.flatMap(\.values)
+            let parts = Self.parts(ofURL: url)
+            for list in [parts.query, parts.fragment].compactMap({ $0 }) {
+                values += hiddenParameterValues(in: String(list))
             }
         }
         if let buffer = body, !buffer.isEmpty {
@@ -242,7 +237,7 @@ public struct Redaction: Sendable {
                 values += JSONRedactor(hides: hides(name:)).redact(buffer)?.hidden ?? []
             } else if Self.isForm(contentType) || !buffer.contains(0x20), let text = String(bytes: buffer, encoding: .utf8) {
                 // A form, or text that may be one (no spaces, so not prose).
-                values += FormPair.pairs(in: text).filter { hides(name: $0.name) }.flatMap(\.values)
+                values += hiddenParameterValues(in: text)
             }
         }
         return values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0 != Self.placeholder }
@@ -268,6 +263,19 @@ public struct Redaction: Sendable {
     }
 
     // MARK: Helpers
+
+    /// A URL's part before `?`, its query and its fragment, split by scalar: a combining mark
+    /// after `#` or `?` must not hide the delimiter.
+    private static func parts(ofURL url: String) -> (base: Substring, query: Substring?, fragment: Substring?) {
+        let atHash = Substring(url).splitScalars("#", maxSplits: 1)
+        let atQuestion = atHash[0].splitScalars("?", maxSplits: 1)
+        return (atQuestion[0], atQuestion.count == 2 ? atQuestion[1] : nil, atHash.count == 2 ? atHash[1] : nil)
+    }
+
+    /// The values of the `name=value` pairs whose names are hidden.
+    private func hiddenParameterValues(in text: String) -> [String] {
+        FormPair.pairs(in: text).filter { hides(name: $0.name) }.flatMap(\.values)
+    }
 
     /// `name=value` pairs with hidden values replaced; every other byte kept as written.
     private func redactingParameters(_ text: Substring) -> String {
