@@ -8,13 +8,22 @@ let package = Package(
     platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8)],
     products: [
         .library(name: "HTTPClient", targets: ["HTTPClient"]),
+        // What test targets add: the stub engine, with failures reported to XCTest and Swift Testing.
         .library(name: "HTTPClientMocks", targets: ["HTTPClientMocks"]),
+        // What app targets add to serve stubs outside tests (UI tests, demos): the same engine,
+        // linking no test framework.
+        .library(name: "HTTPClientStubs", targets: ["HTTPClientStubs"]),
         .executable(name: "httpc", targets: ["httpc"]),
     ],
     targets: [
         .target(name: "HTTPClient"),
-        .target(name: "HTTPClientMocks", dependencies: ["HTTPClient"]),
-        .executableTarget(name: "httpc", dependencies: ["HTTPClient", "HTTPClientMocks"]),
+        .target(name: "HTTPClientStubs", dependencies: ["HTTPClient"]),
+        // The only module that imports XCTest and Testing (see TestFrameworkBridge.swift).
+        .target(name: "HTTPClientMocks", dependencies: ["HTTPClientStubs"]),
+        .executableTarget(name: "httpc", dependencies: ["HTTPClient", "HTTPClientStubs"]),
+        // An app that serves stubs the way README shows; CI checks it links no test framework.
+        .executableTarget(
+            name: "StubbedApp", dependencies: ["HTTPClient", "HTTPClientStubs"], path: "Examples/StubbedApp"),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPClientMocks"]),
         .testTarget(
             name: "HTTPClientMocksTests",

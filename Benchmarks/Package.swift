@@ -17,7 +17,7 @@ let package = Package(
             name: "Scenarios",
             dependencies: [
                 .product(name: "HTTPClient", package: "HTTPClient"),
-                .product(name: "HTTPClientMocks", package: "HTTPClient"),
+                .product(name: "HTTPClientStubs", package: "HTTPClient"),
                 .product(name: "LoopbackServer", package: "IntegrationTests"),
             ]),
         .executableTarget(name: "ratios", dependencies: ["Scenarios"]),

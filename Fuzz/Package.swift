@@ -12,7 +12,7 @@ let package = Package(
             name: "fuzz",
             dependencies: [
                 .product(name: "HTTPClient", package: "HTTPClient"),
-                .product(name: "HTTPClientMocks", package: "HTTPClient"),
+                .product(name: "HTTPClientStubs", package: "HTTPClient"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPClientMocks
+import HTTPClientStubs
 
 /// The parsed command line of `httpc`.
 struct Command {

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPClientMocks
+import HTTPClientStubs
 
 // httpc: send one request with HTTPClient and print the answer, from the network, a fixture
 // folder or a cassette.

@@ -1,7 +1,7 @@
 import Benchmark
 import Foundation
 import HTTPClient
-import HTTPClientMocks
+import HTTPClientStubs
 import LoopbackServer
 import Scenarios
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPClientMocks
+import HTTPClientStubs
 
 /// Bodies of many megabytes, for the work that must stay linear: fixture naming, redaction,
 /// recording and reports.

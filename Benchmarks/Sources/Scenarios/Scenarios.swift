@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPClientMocks
+import HTTPClientStubs
 import LoopbackServer
 
 /// Every measured operation, written once. Each `make...` prepares a scenario and returns the

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPClientMocks
+import HTTPClientStubs
 import LoopbackServer
 import Scenarios
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPClientMocks
+import HTTPClientStubs
 
 /// What is fuzzed. Each target must never crash, hang or grow without bound on any input,
 /// and checks a property that would catch a wrong answer, not only a crash.

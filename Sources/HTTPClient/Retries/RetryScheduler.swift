@@ -1,7 +1,7 @@
 import Foundation
 
 /// How the client waits between attempts, and what time it is. Injected so that tests can run
-/// "503, 503, then 200" with no wall time (see `ImmediateScheduler` in `HTTPClientMocks`).
+/// "503, 503, then 200" with no wall time (see `ImmediateScheduler` in `HTTPClientStubs`).
 public protocol RetryScheduler: Sendable {
     /// Waits `seconds`. Throws `CancellationError` as soon as the calling task is cancelled.
     func sleep(seconds: TimeInterval) async throws

@@ -10,7 +10,7 @@ import Musl
 ///
 /// One allocation holds both the value and the lock (an `os_unfair_lock` on Darwin, a
 /// `pthread_mutex_t` elsewhere): `NSLock` costs several allocations on Linux, and the mocked
-/// round trip creates a box per request. `package` so that `HTTPClientMocks` uses the same box;
+/// round trip creates a box per request. `package` so that `HTTPClientStubs` uses the same box;
 /// it is not part of the public API.
 ///
 /// `@inlinable` so that each use is specialised in the module that uses it: otherwise every

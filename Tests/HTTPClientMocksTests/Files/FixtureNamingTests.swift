@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
-@testable import HTTPClientMocks
+import HTTPClientMocks
+@testable import HTTPClientStubs
 import Testing
 
 @Suite("VOKMockData fixture names")

@@ -6,7 +6,7 @@ import HTTPClient
 /// (JSON-escaped text, or base64) in chunks. A 100 MB body costs the body, not three copies.
 final class StreamedBodies: Sendable {
     static let key: CodingUserInfoKey = {
-        guard let key = CodingUserInfoKey(rawValue: "HTTPClientMocks.StreamedBodies") else { preconditionFailure("a constant key") }
+        guard let key = CodingUserInfoKey(rawValue: "HTTPClientStubs.StreamedBodies") else { preconditionFailure("a constant key") }
         return key
     }()
 

@@ -1,12 +1,5 @@
 import Foundation
 
-#if canImport(Testing)
-import Testing
-#endif
-#if canImport(XCTest)
-import XCTest
-#endif
-
 /// Where stub-engine failures (unmatched requests, failed verifications) are reported.
 public struct FailureReporting: Sendable {
     let report: @Sendable (_ message: String, _ site: CallSite, _ createdInSwiftTesting: Bool) -> Void
@@ -15,20 +8,16 @@ public struct FailureReporting: Sendable {
     /// the given source location. A failure found on another thread (the URLProtocol
     /// transport runs on URLSession's queue) of a registry created in a Swift Testing test is
     /// still recorded with `Issue.record`: it fails the run, and its message names the registry.
+    ///
+    /// This needs the `HTTPClientMocks` module in the process (test targets depend on it). In a
+    /// process without it, such as an app launched by a UI test, failures are written to
+    /// standard error; they still reach the caller as errors.
     public static let automatic = FailureReporting { message, site, createdInSwiftTesting in
-        #if canImport(Testing)
-        if Test.current != nil || createdInSwiftTesting {
-            Issue.record(
-                Comment(rawValue: message),
-                sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
-            return
+        if let bridge = TestFrameworkBridgeLookup.loaded {
+            bridge.record(message: message, at: site, createdInSwiftTesting: createdInSwiftTesting)
+        } else {
+            FileHandle.standardError.write(Data("\(site): \(message)\n".utf8))
         }
-        #endif
-        #if canImport(XCTest)
-        XCTFail(message, file: site.filePathString, line: UInt(site.line))
-        #else
-        FileHandle.standardError.write(Data("\(site): \(message)\n".utf8))
-        #endif
     }
 
     /// Nothing is reported; failures still reach the caller as errors and stay readable in
@@ -41,19 +30,11 @@ public struct FailureReporting: Sendable {
     }
 
     static var isInsideSwiftTestingTest: Bool {
-        #if canImport(Testing)
-        Test.current != nil
-        #else
-        false
-        #endif
+        TestFrameworkBridgeLookup.loaded?.currentSwiftTestingTestName != nil
     }
 
     /// The running Swift Testing test's name, for naming registries after their test.
     static var currentTestName: String? {
-        #if canImport(Testing)
-        Test.current?.name
-        #else
-        nil
-        #endif
+        TestFrameworkBridgeLookup.loaded?.currentSwiftTestingTestName
     }
 }
