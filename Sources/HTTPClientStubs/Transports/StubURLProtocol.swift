@@ -25,28 +25,29 @@ class StubURLProtocol: URLProtocol {
     }
 
     override func startLoading() {
+        let clientThread = ClientThread.ofStartLoading()
         guard Self.registrySlot >= 0 else {
             fail(with: URLError(.unknown, userInfo: [
                 NSLocalizedDescriptionKey: "More than \(ProtocolSlots.shared.capacity) StubRegistry instances with URLSessions are alive at once: "
                     + "let registries of finished tests go, or use MockURLSession(stubs:), which has no limit.",
-            ]))
+            ]), on: clientThread)
             return
         }
         guard let registry = ProtocolSlots.shared.registry(at: Self.registrySlot) else {
             fail(with: URLError(.unknown, userInfo: [
                 NSLocalizedDescriptionKey: "The StubRegistry of this URLSession no longer exists: keep the registry alive as long as its session.",
-            ]))
+            ]), on: clientThread)
             return
         }
         switch registry.resolve(request) {
         case .respond(let response, let recorded, _):
-            deliver(response, for: recorded.urlRequest)
+            deliver(response, for: recorded.urlRequest, on: clientThread)
         case .unmatched(let error):
-            fail(with: error)
+            fail(with: error, on: clientThread)
         case .failed(let error):
-            fail(with: error)
+            fail(with: error, on: clientThread)
         case .passthrough(let request):
-            forward(request)
+            forward(request, on: clientThread)
         }
     }
 
@@ -59,22 +60,22 @@ class StubURLProtocol: URLProtocol {
 
     /// Headers after the latency, then the whole body in ONE `didLoad` after the download time
     /// (Linux completion-handler tasks keep only the last chunk).
-    private func deliver(_ response: MockResponse, for request: URLRequest) {
+    private func deliver(_ response: MockResponse, for request: URLRequest, on clientThread: ClientThread) {
         let (data, urlResponse, error) = response.completionArguments(for: request)
         let body = data ?? Data()
         let downloadTime = response.downloadTime(bodySize: body.count)
         let this = Unchecked(self)
         after(response.latency) {
             guard let urlResponse else {
-                this.value.fail(with: error ?? URLError(.badServerResponse))
+                this.value.fail(with: error ?? URLError(.badServerResponse), on: clientThread)
                 return
             }
-            this.value.withClient { $0.urlProtocol(this.value, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
+            this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
             this.value.after(downloadTime) {
                 if !body.isEmpty {
-                    this.value.withClient { $0.urlProtocol(this.value, didLoad: body) }
+                    this.value.call(on: clientThread) { $0.urlProtocol($1, didLoad: body) }
                 }
-                this.value.finish { $0.urlProtocolDidFinishLoading(this.value) }
+                this.value.call(on: clientThread, last: true) { $0.urlProtocolDidFinishLoading($1) }
             }
         }
     }
@@ -82,19 +83,19 @@ class StubURLProtocol: URLProtocol {
     /// Sends `request` through a plain session. Done from another queue: `startLoading` runs on
     /// corelibs' process-wide URLSession queue, and creating or resuming a task of a second
     /// session from it is a re-entrant `sync` that traps.
-    private func forward(_ request: URLRequest) {
+    private func forward(_ request: URLRequest, on clientThread: ClientThread) {
         let this = Unchecked(self)
         DispatchQueue.global().async {
             let task = ProtocolSlots.shared.passthroughSession.dataTask(with: request) { data, response, error in
                 guard let response else {
-                    this.value.fail(with: error ?? URLError(.badServerResponse))
+                    this.value.fail(with: error ?? URLError(.badServerResponse), on: clientThread)
                     return
                 }
-                this.value.withClient { $0.urlProtocol(this.value, didReceive: response, cacheStoragePolicy: .notAllowed) }
+                this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
                 if let data, !data.isEmpty {
-                    this.value.withClient { $0.urlProtocol(this.value, didLoad: data) }
+                    this.value.call(on: clientThread) { $0.urlProtocol($1, didLoad: data) }
                 }
-                this.value.finish { $0.urlProtocolDidFinishLoading(this.value) }
+                this.value.call(on: clientThread, last: true) { $0.urlProtocolDidFinishLoading($1) }
             }
             // Publish the task before reading the flag: stopLoading sets the flag before it
             // reads the task, so one of the two always sees the other.
@@ -103,9 +104,8 @@ class StubURLProtocol: URLProtocol {
         }
     }
 
-    private func fail(with error: any Error) {
-        let this = Unchecked(self)
-        finish { $0.urlProtocol(this.value, didFailWithError: error) }
+    private func fail(with error: any Error, on clientThread: ClientThread) {
+        call(on: clientThread, last: true) { $0.urlProtocol($1, didFailWithError: error) }
     }
 
     // MARK: Talking to the client safely
@@ -119,21 +119,22 @@ class StubURLProtocol: URLProtocol {
         }
     }
 
-    /// Calls the client unless loading was stopped: after `stopLoading()` the Linux client
-    /// can trap on any call.
-    private func withClient(_ body: (any URLProtocolClient) -> Void) {
-        guard !stopped.current, let client else { return }
-        body(client)
-    }
-
-    /// The last client call: made once, then the protocol counts as stopped.
-    private func finish(_ body: (any URLProtocolClient) -> Void) {
-        let wasStopped = stopped.withLock { stopped in
-            defer { stopped = true }
-            return stopped
+    /// Calls the client on `clientThread`, unless loading was stopped by then: after
+    /// `stopLoading()` the Linux client can trap on any call. The `last` call is made once;
+    /// the protocol then counts as stopped.
+    private func call(
+        on clientThread: ClientThread, last: Bool = false,
+        _ body: @escaping @Sendable (any URLProtocolClient, URLProtocol) -> Void
+    ) {
+        let this = Unchecked(self)
+        clientThread.perform {
+            let wasStopped = this.value.stopped.withLock { stopped in
+                defer { if last { stopped = true } }
+                return stopped
+            }
+            guard !wasStopped, let client = this.value.client else { return }
+            body(client, this.value)
         }
-        guard !wasStopped, let client else { return }
-        body(client)
     }
 }
 
