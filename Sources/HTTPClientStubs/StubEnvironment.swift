@@ -22,7 +22,7 @@ public enum StubEnvironment {
 
     /// The session the environment asks for, or `fallback` when it asks for none.
     ///
-    /// - Throws: ``FixtureError``, ``CassetteError`` or ``RecordModeError`` when a variable names
+    /// - Throws: ``FixtureError`` or ``CassetteError`` when a variable names
     ///   something unusable: better a clear launch failure than silently real traffic.
     public static func session(
         environment: [String: String] = ProcessInfo.processInfo.environment,

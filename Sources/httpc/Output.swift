@@ -25,7 +25,7 @@ enum Output {
     /// Why no response came, on one line (or, for a request nothing answers, followed by the
     /// reasons each candidate gave: the fixture file names tried). URLs are redacted.
     static func explain(_ error: HTTPClientError) -> String {
-        switch error.urlError?.userInfo[NSUnderlyingErrorKey] {
+        switch error.underlyingError {
         case let unmatched as UnmatchedRequestError:
             let request = unmatched.report.request
             let redaction = Redaction.standard.hiding(Redaction.standard.hiddenValues(
@@ -35,8 +35,6 @@ enum Output {
         case let error as FixtureError:
             return error.description
         case let error as CassetteError:
-            return error.description
-        case let error as RecordModeError:
             return error.description
         default:
             return error.description.split(separator: "\n").joined(separator: ": ")

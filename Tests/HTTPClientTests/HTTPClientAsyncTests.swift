@@ -31,6 +31,37 @@ struct HTTPClientAsyncTests {
         #expect(session.requests.map(\.httpBody?.count) == [1, 1, 1, nil, nil, 21, 20, 20])
     }
 
+    @Test func everyVerbTakesAPathOrAURLTheSameWayInBothStyles() async throws {
+        let client = HTTPClient(session: session, baseURL: url("https://api.example.com/v2"))
+        _ = try await client.get("users/1")
+        _ = try await client.get(url("https://other.example.com/x"))
+        _ = try await client.delete("users/1", headers: ["X-Reason": "test"])
+        _ = try await client.post("users", json: User(id: 4, name: "Di"))
+        client.get(url: "users/2") { _ in }
+        client.post(url: "users", body: Data("raw".utf8)) { _ in }
+        client.put(url: "users/3", json: User(id: 3, name: "Cy")) { _ in }
+        client.head(url: url("https://other.example.com/y")) { _ in }
+
+        #expect(session.requests.map(\.url?.absoluteString) == [
+            "https://api.example.com/v2/users/1", "https://other.example.com/x", "https://api.example.com/v2/users/1",
+            "https://api.example.com/v2/users", "https://api.example.com/v2/users/2", "https://api.example.com/v2/users",
+            "https://api.example.com/v2/users/3", "https://other.example.com/y",
+        ])
+        #expect(session.requests.map(\.httpMethod) == ["GET", "GET", "DELETE", "POST", "GET", "POST", "PUT", "HEAD"])
+        #expect(session.requests[2].value(forHTTPHeaderField: "X-Reason") == "test")
+        #expect(session.requests.map(\.httpBody?.count) == [nil, nil, nil, 20, nil, 3, 20, nil])
+    }
+
+    @Test func requestHasAShorthandForEveryMethod() {
+        let requests: [HTTPClient.Request] = [
+            .get("a"), .head("a"), .delete("a"), .options("a"),
+            .post("a", body: .text("x")), .put("a", body: .text("x")), .patch("a", body: .text("x")),
+        ]
+        #expect(requests.map(\.method) == [.get, .head, .delete, .options, .post, .put, .patch])
+        #expect(requests.allSatisfy { $0.target == .path("a") })
+        #expect(HTTPClient.Request.get(url("https://h/x")).target == .url(url("https://h/x")))
+    }
+
     @Test func unacceptableStatusThrowsAndKeepsTheWholeResponse() async throws {
         session.enqueue(.json(raw: #"{"message":"slow down"}"#, status: 429, headers: ["Retry-After": "3"]))
         do {
@@ -72,12 +103,12 @@ struct HTTPClientAsyncTests {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let client = HTTPClient(session: session, decoder: decoder)
-        #expect(try await client.get(url("https://example.com/me"), as: Account.self) == Account(userId: 5, fullName: "Ada"))
+        #expect(try await client.send(.get(url("https://example.com/me")), as: Account.self) == Account(userId: 5, fullName: "Ada"))
     }
 
     @Test func postJSONDecodesTheAnswer() async throws {
         session.enqueue(.json(raw: #"{"id": 9, "name": "Ada"}"#, status: 201))
-        let created = try await client.post(url("https://example.com/users"), json: ["name": "Ada"], as: User.self)
+        let created = try await client.send(.post(url("https://example.com/users"), body: .json(["name": "Ada"])), as: User.self)
         #expect(created == User(id: 9, name: "Ada"))
     }
 
@@ -107,7 +138,7 @@ struct HTTPClientAsyncTests {
     @Test func emptyBodyWhenAValueWasExpectedIsADecodingError() async {
         session.enqueue(.status(200))
         let error = await #expect(throws: HTTPClientError.self) {
-            try await client.get(url("https://example.com/users/1"), as: User.self)
+            try await client.send(.get(url("https://example.com/users/1")), as: User.self)
         }
         guard case .decodingFailed(let type, let response, let underlying) = error else {
             Issue.record("expected decodingFailed, got \(String(describing: error))")
@@ -121,7 +152,7 @@ struct HTTPClientAsyncTests {
     @Test func invalidJSONIsADecodingErrorThatNamesThePath() async {
         session.enqueue(.json(raw: #"{"id": "one", "name": "Ada"}"#))
         let error = await #expect(throws: HTTPClientError.self) {
-            try await client.get(url("https://example.com/users/1"), as: User.self)
+            try await client.send(.get(url("https://example.com/users/1")), as: User.self)
         }
         #expect(error?.response?.text == #"{"id": "one", "name": "Ada"}"#)
         #expect(error?.description.contains("Could not decode User") == true)
@@ -131,7 +162,7 @@ struct HTTPClientAsyncTests {
     @Test func truncatedJSONIsADecodingError() async {
         session.enqueue(.json(raw: #"{"id": 1, "na"#))
         let error = await #expect(throws: HTTPClientError.self) {
-            try await client.get(url("https://example.com/users/1"), as: User.self)
+            try await client.send(.get(url("https://example.com/users/1")), as: User.self)
         }
         guard case .decodingFailed = error else {
             Issue.record("expected decodingFailed, got \(String(describing: error))")

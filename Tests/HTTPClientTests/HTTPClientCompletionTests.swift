@@ -45,7 +45,7 @@ struct HTTPClientCompletionTests {
     @Test func sendBuildsThePathQueryHeadersBodyAndTimeout() throws {
         let client = HTTPClient(session: session, baseURL: url("https://api.example.com/v2"), headers: ["X-App": "demo"])
         let request = HTTPClient.Request(
-            method: .put, path: "users/7", query: [URLQueryItem(name: "notify", value: "yes")],
+            method: .put, url: "users/7", query: [URLQueryItem(name: "notify", value: "yes")],
             headers: ["Authorization": "Bearer abc"], body: .text("hi"), timeout: 5)
 
         client.send(request) { _ in }
@@ -96,14 +96,19 @@ struct HTTPClientCompletionTests {
         #expect(where_ == url("file:///tmp/x"))
     }
 
-    @Test func nonURLErrorsBecomeTransportErrorsThatKeepThem() throws {
-        struct Boom: Error {}
-        session.nextError = Boom()
+    @Test func nonURLErrorsAreKeptAsTheSessionsOwnErrorOfTheirType() throws {
+        struct Boom: Error, Equatable { let code: Int }
+        session.nextError = Boom(code: 7)
         let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
         client.get(url: url("https://example.com/"), completion: recorder.record)
-        let urlError = try #require(recorder.value?.failure?.urlError)
-        #expect(urlError.code == .unknown)
-        #expect(urlError.userInfo[NSUnderlyingErrorKey] != nil)
+        let error = try #require(recorder.value?.failure)
+        guard case .session(let underlying as Boom) = error else {
+            Issue.record("expected .session(Boom), got \(error)")
+            return
+        }
+        #expect(underlying == Boom(code: 7))
+        #expect(error.underlyingError as? Boom == Boom(code: 7))
+        #expect(error.urlError == nil)
     }
 
     @Test func urlErrorDomainNSErrorsBecomeURLErrorsWithTheirCode() throws {
@@ -148,7 +153,7 @@ struct HTTPClientCompletionTests {
     @Test func decodesJSONThroughTheCompletionAPI() throws {
         session.enqueue(try .json(User(id: 1, name: "Ada")))
         let recorder = CompletionRecorder<Result<User, HTTPClientError>>()
-        client.get(url: url("https://example.com/users/1"), as: User.self, completion: recorder.record)
+        client.send(.get(url("https://example.com/users/1")), as: User.self, completion: recorder.record)
         #expect(try recorder.value?.get() == User(id: 1, name: "Ada"))
         #expect(session.lastRequest?.value(forHTTPHeaderField: "Accept") == "application/json")
     }

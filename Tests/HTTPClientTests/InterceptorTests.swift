@@ -87,8 +87,17 @@ struct InterceptorTests {
         }
         session.removeAllRecords()
         session.nextResponse = HTTPURLResponse(url: url("https://h/x"), statusCode: 500, httpVersion: nil, headerFields: nil)
-        var capped = HTTPClient(session: session, interceptors: [Always()], scheduler: scheduler)
-        capped.maximumAttempts = 4
+        // Without a policy, interceptor retries stop at the standard policy's attempts.
+        let unbounded = HTTPClient(session: session, interceptors: [Always()], scheduler: scheduler)
+        await #expect(throws: HTTPClientError.self) { try await unbounded.get(url("https://h/x")) }
+        #expect(session.requests.count == RetryPolicy.standard.maximumAttempts)
+
+        // With one, at its attempts (a policy that retries nothing itself: only the interceptor asks).
+        session.removeAllRecords()
+        session.nextResponse = HTTPURLResponse(url: url("https://h/x"), statusCode: 500, httpVersion: nil, headerFields: nil)
+        let capped = HTTPClient(
+            session: session, interceptors: [Always()],
+            retryPolicy: RetryPolicy(maximumAttempts: 4, retryableStatusCodes: [], retryableErrorCodes: []), scheduler: scheduler)
         await #expect(throws: HTTPClientError.self) { try await capped.get(url("https://h/x")) }
         #expect(session.requests.count == 4)
     }

@@ -12,7 +12,7 @@ struct ClientAgainstServerTests {
     ] as [(String, String?)])
     func everyVerb(method: String, body: String?) async throws {
         try await withServer { _, client in
-            let request = HTTPClient.Request(method: HTTPMethod(rawValue: method), path: "echo", body: body.map { .text($0) })
+            let request = HTTPClient.Request(method: HTTPMethod(rawValue: method), url: "echo", body: body.map { .text($0) })
             let echo = try await client.send(request, as: Echo.self)
             #expect(echo.method == method)
             #expect(echo.body == (body ?? ""))
@@ -22,7 +22,7 @@ struct ClientAgainstServerTests {
 
     @Test func headHasStatusAndHeadersButNoBody() async throws {
         try await withServer { _, client in
-            let response = try await client.send(.init(method: .head, path: "status/200"))
+            let response = try await client.send(.head("status/200"))
             #expect(response.statusCode == 200)
             #expect(response.body.isEmpty)
             #expect(response.headers["x-status"] == "200")

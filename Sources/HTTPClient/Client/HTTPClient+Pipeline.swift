@@ -59,8 +59,9 @@ extension HTTPClient {
         }
         let interceptors = request.interceptors ?? self.interceptors
         let policy = request.retryPolicy ?? retryPolicy
-        // Interceptor delays obey the same bound as the policy's own (the standard one without a policy).
-        let delayBound = policy ?? .standard
+        // Interceptor retries obey the same limits as the policy's own: its attempts and its
+        // longest delay (the standard policy's without one).
+        let limits = policy ?? .standard
         let validation = request.validation ?? self.validation
         let isIdempotent = request.isIdempotent ?? request.method.isIdempotent
         var number = 1
@@ -83,13 +84,13 @@ extension HTTPClient {
                     switch try await interceptor.retry(urlRequest, after: result, attempt: number) {
                     case .doNotRetry: break
                     case .retry: delay = 0
-                    case .retryAfter(let seconds): delay = delayBound.capped(seconds)
+                    case .retryAfter(let seconds): delay = limits.capped(seconds)
                     }
                 }
             } catch {
                 return .failure(Task.isCancelled ? .cancelled : .interceptorFailed(error))
             }
-            if delay != nil, !isIdempotent || number >= maximumAttempts { delay = nil }
+            if delay != nil, !isIdempotent || number >= limits.maximumAttempts { delay = nil }
             if delay == nil, let policy {
                 delay = policy.delay(after: result, attempt: number, isIdempotent: isIdempotent,
                                      now: scheduler.now(), random: Double.random(in: 0...1))

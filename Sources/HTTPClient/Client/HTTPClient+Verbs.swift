@@ -1,139 +1,154 @@
 import Foundation
 
-// MARK: - Completion-handler verbs
+// The everyday shorthands. Each verb has one shape, the same in both styles: a `URL` or a path
+// (see `RequestTargetConvertible`), headers, and for POST, PUT and PATCH either raw `body`
+// bytes or a `json` value. `send(_:)` is the general form: any method, query items, per-request
+// options, and decoding with `as:`.
+
+// MARK: - Completion handlers
 //
-// Each one builds a Request and calls send(_:completion:); the completion runs exactly once.
+// Each builds a Request and calls send(_:completion:); the completion runs exactly once.
 
 extension HTTPClient {
-    /// Sends a `GET` to `url`.
+    /// Sends a `GET` to `url` (a `URL` or a path).
     @discardableResult
     public func get(
-        url: URL, headers: HTTPHeaders = [:],
+        url: some RequestTargetConvertible, headers: HTTPHeaders = [:],
         completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
     ) -> any URLSessionDataTaskProtocol {
-        send(Request(method: .get, url: url, headers: headers), completion: completion)
+        send(.get(url, headers: headers), completion: completion)
     }
 
-    /// Sends a `GET` to `url` and decodes the body as `Value`.
-    @discardableResult
-    public func get<Value: Decodable & Sendable>(
-        url: URL, as type: Value.Type, headers: HTTPHeaders = [:],
-        completion: @escaping @Sendable (Result<Value, HTTPClientError>) -> Void
-    ) -> any URLSessionDataTaskProtocol {
-        send(Request(method: .get, url: url, headers: headers), as: type, completion: completion)
-    }
-
-    /// Sends a `POST` of `body` to `url`.
-    @discardableResult
-    public func post(
-        url: URL, body: Data, headers: HTTPHeaders = [:],
-        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
-    ) -> any URLSessionDataTaskProtocol {
-        send(Request(method: .post, url: url, headers: headers, body: .data(body)), completion: completion)
-    }
-
-    /// Sends a `PUT` of `body` to `url`.
-    @discardableResult
-    public func put(
-        url: URL, body: Data, headers: HTTPHeaders = [:],
-        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
-    ) -> any URLSessionDataTaskProtocol {
-        send(Request(method: .put, url: url, headers: headers, body: .data(body)), completion: completion)
-    }
-
-    /// Sends a `PATCH` of `body` to `url`.
-    @discardableResult
-    public func patch(
-        url: URL, body: Data, headers: HTTPHeaders = [:],
-        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
-    ) -> any URLSessionDataTaskProtocol {
-        send(Request(method: .patch, url: url, headers: headers, body: .data(body)), completion: completion)
-    }
-
-    /// Sends a `DELETE` to `url`.
-    @discardableResult
-    public func delete(
-        url: URL, headers: HTTPHeaders = [:],
-        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
-    ) -> any URLSessionDataTaskProtocol {
-        send(Request(method: .delete, url: url, headers: headers), completion: completion)
-    }
-
-    /// Sends a `HEAD` to `url`.
+    /// Sends a `HEAD` to `url` (a `URL` or a path).
     @discardableResult
     public func head(
-        url: URL, headers: HTTPHeaders = [:],
+        url: some RequestTargetConvertible, headers: HTTPHeaders = [:],
         completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
     ) -> any URLSessionDataTaskProtocol {
-        send(Request(method: .head, url: url, headers: headers), completion: completion)
+        send(.head(url, headers: headers), completion: completion)
+    }
+
+    /// Sends a `DELETE` to `url` (a `URL` or a path).
+    @discardableResult
+    public func delete(
+        url: some RequestTargetConvertible, headers: HTTPHeaders = [:],
+        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        send(.delete(url, headers: headers), completion: completion)
+    }
+
+    /// Sends a `POST` of `body` (raw bytes, none by default) to `url` (a `URL` or a path).
+    @discardableResult
+    public func post(
+        url: some RequestTargetConvertible, body: Data? = nil, headers: HTTPHeaders = [:],
+        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        send(.post(url, body: body.map { .data($0) }, headers: headers), completion: completion)
+    }
+
+    /// Sends a `POST` of `json` (encoded with ``encoder``) to `url` (a `URL` or a path).
+    @discardableResult
+    public func post(
+        url: some RequestTargetConvertible, json: some Encodable & Sendable, headers: HTTPHeaders = [:],
+        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        send(.post(url, body: .json(json), headers: headers), completion: completion)
+    }
+
+    /// Sends a `PUT` of `body` (raw bytes, none by default) to `url` (a `URL` or a path).
+    @discardableResult
+    public func put(
+        url: some RequestTargetConvertible, body: Data? = nil, headers: HTTPHeaders = [:],
+        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        send(.put(url, body: body.map { .data($0) }, headers: headers), completion: completion)
+    }
+
+    /// Sends a `PUT` of `json` (encoded with ``encoder``) to `url` (a `URL` or a path).
+    @discardableResult
+    public func put(
+        url: some RequestTargetConvertible, json: some Encodable & Sendable, headers: HTTPHeaders = [:],
+        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        send(.put(url, body: .json(json), headers: headers), completion: completion)
+    }
+
+    /// Sends a `PATCH` of `body` (raw bytes, none by default) to `url` (a `URL` or a path).
+    @discardableResult
+    public func patch(
+        url: some RequestTargetConvertible, body: Data? = nil, headers: HTTPHeaders = [:],
+        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        send(.patch(url, body: body.map { .data($0) }, headers: headers), completion: completion)
+    }
+
+    /// Sends a `PATCH` of `json` (encoded with ``encoder``) to `url` (a `URL` or a path).
+    @discardableResult
+    public func patch(
+        url: some RequestTargetConvertible, json: some Encodable & Sendable, headers: HTTPHeaders = [:],
+        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        send(.patch(url, body: .json(json), headers: headers), completion: completion)
     }
 }
 
-// MARK: - async/await verbs
+// MARK: - async/await
 
 extension HTTPClient {
-    /// Sends a `GET` to `url`.
-    public func get(_ url: URL, headers: HTTPHeaders = [:]) async throws(HTTPClientError) -> Response {
-        try await send(Request(method: .get, url: url, headers: headers))
+    /// Sends a `GET` to `url` (a `URL` or a path).
+    public func get(_ url: some RequestTargetConvertible, headers: HTTPHeaders = [:]) async throws(HTTPClientError) -> Response {
+        try await send(.get(url, headers: headers))
     }
 
-    /// Sends a `GET` to `url` and decodes the body as `Value`.
-    public func get<Value: Decodable & Sendable>(
-        _ url: URL, as type: Value.Type, headers: HTTPHeaders = [:]
-    ) async throws(HTTPClientError) -> Value {
-        try await send(Request(method: .get, url: url, headers: headers), as: type)
+    /// Sends a `HEAD` to `url` (a `URL` or a path).
+    public func head(_ url: some RequestTargetConvertible, headers: HTTPHeaders = [:]) async throws(HTTPClientError) -> Response {
+        try await send(.head(url, headers: headers))
     }
 
-    /// Sends a `POST` of `body` (raw bytes) to `url`.
-    public func post(_ url: URL, body: Data? = nil, headers: HTTPHeaders = [:]) async throws(HTTPClientError) -> Response {
-        try await send(Request(method: .post, url: url, headers: headers, body: body.map { .data($0) }))
+    /// Sends a `DELETE` to `url` (a `URL` or a path).
+    public func delete(_ url: some RequestTargetConvertible, headers: HTTPHeaders = [:]) async throws(HTTPClientError) -> Response {
+        try await send(.delete(url, headers: headers))
     }
 
-    /// Sends a `POST` of `json` (encoded with ``encoder``) to `url`.
+    /// Sends a `POST` of `body` (raw bytes, none by default) to `url` (a `URL` or a path).
     public func post(
-        _ url: URL, json: some Encodable & Sendable, headers: HTTPHeaders = [:]
+        _ url: some RequestTargetConvertible, body: Data? = nil, headers: HTTPHeaders = [:]
     ) async throws(HTTPClientError) -> Response {
-        try await send(Request(method: .post, url: url, headers: headers, body: .json(json)))
+        try await send(.post(url, body: body.map { .data($0) }, headers: headers))
     }
 
-    /// Sends a `POST` of `json` to `url` and decodes the response body as `Value`.
-    public func post<Value: Decodable & Sendable>(
-        _ url: URL, json: some Encodable & Sendable, as type: Value.Type, headers: HTTPHeaders = [:]
-    ) async throws(HTTPClientError) -> Value {
-        try await send(Request(method: .post, url: url, headers: headers, body: .json(json)), as: type)
+    /// Sends a `POST` of `json` (encoded with ``encoder``) to `url` (a `URL` or a path).
+    public func post(
+        _ url: some RequestTargetConvertible, json: some Encodable & Sendable, headers: HTTPHeaders = [:]
+    ) async throws(HTTPClientError) -> Response {
+        try await send(.post(url, body: .json(json), headers: headers))
     }
 
-    /// Sends a `PUT` of `body` to `url`.
-    public func put(_ url: URL, body: Data? = nil, headers: HTTPHeaders = [:]) async throws(HTTPClientError) -> Response {
-        try await send(Request(method: .put, url: url, headers: headers, body: body.map { .data($0) }))
-    }
-
-    /// Sends a `PUT` of `json` to `url`.
+    /// Sends a `PUT` of `body` (raw bytes, none by default) to `url` (a `URL` or a path).
     public func put(
-        _ url: URL, json: some Encodable & Sendable, headers: HTTPHeaders = [:]
+        _ url: some RequestTargetConvertible, body: Data? = nil, headers: HTTPHeaders = [:]
     ) async throws(HTTPClientError) -> Response {
-        try await send(Request(method: .put, url: url, headers: headers, body: .json(json)))
+        try await send(.put(url, body: body.map { .data($0) }, headers: headers))
     }
 
-    /// Sends a `PATCH` of `body` to `url`.
-    public func patch(_ url: URL, body: Data? = nil, headers: HTTPHeaders = [:]) async throws(HTTPClientError) -> Response {
-        try await send(Request(method: .patch, url: url, headers: headers, body: body.map { .data($0) }))
+    /// Sends a `PUT` of `json` (encoded with ``encoder``) to `url` (a `URL` or a path).
+    public func put(
+        _ url: some RequestTargetConvertible, json: some Encodable & Sendable, headers: HTTPHeaders = [:]
+    ) async throws(HTTPClientError) -> Response {
+        try await send(.put(url, body: .json(json), headers: headers))
     }
 
-    /// Sends a `PATCH` of `json` to `url`.
+    /// Sends a `PATCH` of `body` (raw bytes, none by default) to `url` (a `URL` or a path).
     public func patch(
-        _ url: URL, json: some Encodable & Sendable, headers: HTTPHeaders = [:]
+        _ url: some RequestTargetConvertible, body: Data? = nil, headers: HTTPHeaders = [:]
     ) async throws(HTTPClientError) -> Response {
-        try await send(Request(method: .patch, url: url, headers: headers, body: .json(json)))
+        try await send(.patch(url, body: body.map { .data($0) }, headers: headers))
     }
 
-    /// Sends a `DELETE` to `url`.
-    public func delete(_ url: URL, headers: HTTPHeaders = [:]) async throws(HTTPClientError) -> Response {
-        try await send(Request(method: .delete, url: url, headers: headers))
-    }
-
-    /// Sends a `HEAD` to `url`.
-    public func head(_ url: URL, headers: HTTPHeaders = [:]) async throws(HTTPClientError) -> Response {
-        try await send(Request(method: .head, url: url, headers: headers))
+    /// Sends a `PATCH` of `json` (encoded with ``encoder``) to `url` (a `URL` or a path).
+    public func patch(
+        _ url: some RequestTargetConvertible, json: some Encodable & Sendable, headers: HTTPHeaders = [:]
+    ) async throws(HTTPClientError) -> Response {
+        try await send(.patch(url, body: .json(json), headers: headers))
     }
 }

@@ -34,8 +34,6 @@ public struct HTTPClient: Sendable {
     public var onEvent: (@Sendable (HTTPClientEvent) -> Void)?
     /// What events hide: credentials in URLs and headers (``Redaction/standard`` by default).
     public var redaction: Redaction = .standard
-    /// The most attempts one request may make, whatever interceptors ask for.
-    public var maximumAttempts = 5
 
     /// Creates a client.
     ///

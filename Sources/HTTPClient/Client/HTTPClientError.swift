@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// do {
-///     let user = try await client.get(url, as: User.self)
+///     let user = try await client.send(.get(url), as: User.self)
 /// } catch .unacceptableStatus(let response) {
 ///     print(response.statusCode, response.text ?? "")  // the server's error body is kept
 /// } catch {
@@ -30,6 +30,11 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     case decodingFailed(type: String, response: HTTPClient.Response, underlying: any Error)
     /// An ``Interceptor`` threw; the error is what it threw.
     case interceptorFailed(any Error)
+    /// The session failed with an error of its own, not a URL loading error, kept as it was
+    /// thrown: in tests, the stub engine's `UnmatchedRequestError`, `FixtureError`,
+    /// `CassetteError` or `BodyStreamError`, so a test can match it:
+    /// `if case .session(let error as UnmatchedRequestError) = error { ... }`.
+    case session(any Error)
 
     /// The response, for the cases that have one.
     public var response: HTTPClient.Response? {
@@ -46,6 +51,19 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     public var urlError: URLError? {
         if case .transport(let error) = self { return error }
         return nil
+    }
+
+    /// The error behind this one, of whatever type, for the cases that have one: what an
+    /// encoder, decoder, interceptor or session threw, or the transport's `URLError`.
+    public var underlyingError: (any Error)? {
+        switch self {
+        case .encodingFailed(_, let error), .decodingFailed(_, _, let error), .interceptorFailed(let error), .session(let error):
+            error
+        case .transport(let error):
+            error
+        case .invalidURL, .cancelled, .nonHTTPResponse, .unacceptableStatus:
+            nil
+        }
     }
 
     /// Whether this is ``cancelled``.
@@ -78,6 +96,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
             return "HTTP \(response.statusCode) from \(response.redactedURL(redaction))" + response.bodyExcerpt(prefix: ": ", redaction)
         case .interceptorFailed(let underlying):
             return "An interceptor failed: \(underlying)"
+        case .session(let underlying):
+            return "The session failed before a response arrived: \(underlying)"
         case .decodingFailed(let type, let response, let underlying):
             return "Could not decode \(type) from the HTTP \(response.statusCode) response of "
                 + "\(response.redactedURL(redaction)): \(Self.explain(underlying))"
@@ -90,8 +110,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     /// Turns whatever a session reported into the typed error.
     ///
     /// `NSError`s in `NSURLErrorDomain` do not bridge to `URLError` on Linux, so they are
-    /// rebuilt here; any other error is kept under `NSUnderlyingErrorKey` of an `.unknown`
-    /// `URLError`. The request URL is attached when the error lacks one.
+    /// rebuilt here; any other error becomes ``session(_:)``, kept as it is. The request URL
+    /// is attached to a `URLError` that lacks one.
     public init(transportError error: any Error, url: URL?) {
         var urlError: URLError
         if let given = error as? URLError {
@@ -105,7 +125,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
             } else {
                 // The error itself, not its NSError bridge: on Linux the bridge does not cast
                 // back to the Swift type, and callers want `as? TheirError` to work.
-                urlError = URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])
+                self = .session(error)
+                return
             }
         }
         if urlError.code == .cancelled {

@@ -36,35 +36,16 @@ extension HTTPClient {
         /// POST that carries an idempotency key to let it be retried.
         public var isIdempotent: Bool?
 
+        /// - Parameters:
+        ///   - url: A `URL`, or a path resolved against the client's base URL (see
+        ///     ``RequestTargetConvertible``).
+        ///   - query: Items appended to the URL's own query.
+        ///   - headers: Headers that replace the client's of the same name.
+        ///   - timeout: `nil` uses the client's.
+        ///   - validation: `nil` uses the client's.
         public init(
             method: HTTPMethod,
-            url: URL,
-            query: [URLQueryItem] = [],
-            headers: HTTPHeaders = [:],
-            body: Body? = nil,
-            timeout: TimeInterval? = nil,
-            validation: Validation? = nil
-        ) {
-            self.init(method: method, target: .url(url), query: query, headers: headers, body: body,
-                      timeout: timeout, validation: validation)
-        }
-
-        public init(
-            method: HTTPMethod,
-            path: String,
-            query: [URLQueryItem] = [],
-            headers: HTTPHeaders = [:],
-            body: Body? = nil,
-            timeout: TimeInterval? = nil,
-            validation: Validation? = nil
-        ) {
-            self.init(method: method, target: .path(path), query: query, headers: headers, body: body,
-                      timeout: timeout, validation: validation)
-        }
-
-        public init(
-            method: HTTPMethod,
-            target: Target,
+            url: some RequestTargetConvertible,
             query: [URLQueryItem] = [],
             headers: HTTPHeaders = [:],
             body: Body? = nil,
@@ -72,7 +53,7 @@ extension HTTPClient {
             validation: Validation? = nil
         ) {
             self.method = method
-            self.target = target
+            self.target = url.requestTarget
             self.query = query
             self.headers = headers
             self.body = body
@@ -80,26 +61,47 @@ extension HTTPClient {
             self.validation = validation
         }
 
-        // MARK: Shorthands
+        // MARK: Shorthands, one per method
 
-        /// A `GET` of a path (resolved against the base URL) or an absolute URL string.
-        public static func get(_ path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
-            Request(method: .get, path: path, query: query, headers: headers)
-        }
-
-        /// A `GET` of `url`.
-        public static func get(_ url: URL, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
+        /// A `GET` of `url` (a `URL` or a path).
+        public static func get(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
             Request(method: .get, url: url, query: query, headers: headers)
         }
 
-        /// A `POST` of `body` to a path or an absolute URL string.
-        public static func post(_ path: String, body: Body?, headers: HTTPHeaders = [:]) -> Request {
-            Request(method: .post, path: path, headers: headers, body: body)
+        /// A `HEAD` of `url` (a `URL` or a path).
+        public static func head(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
+            Request(method: .head, url: url, query: query, headers: headers)
         }
 
-        /// A `POST` of `body` to `url`.
-        public static func post(_ url: URL, body: Body?, headers: HTTPHeaders = [:]) -> Request {
-            Request(method: .post, url: url, headers: headers, body: body)
+        /// A `DELETE` of `url` (a `URL` or a path).
+        public static func delete(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
+            Request(method: .delete, url: url, query: query, headers: headers)
+        }
+
+        /// An `OPTIONS` request to `url` (a `URL` or a path).
+        public static func options(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
+            Request(method: .options, url: url, query: query, headers: headers)
+        }
+
+        /// A `POST` of `body` to `url` (a `URL` or a path).
+        public static func post(
+            _ url: some RequestTargetConvertible, body: Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
+        ) -> Request {
+            Request(method: .post, url: url, query: query, headers: headers, body: body)
+        }
+
+        /// A `PUT` of `body` to `url` (a `URL` or a path).
+        public static func put(
+            _ url: some RequestTargetConvertible, body: Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
+        ) -> Request {
+            Request(method: .put, url: url, query: query, headers: headers, body: body)
+        }
+
+        /// A `PATCH` of `body` to `url` (a `URL` or a path).
+        public static func patch(
+            _ url: some RequestTargetConvertible, body: Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
+        ) -> Request {
+            Request(method: .patch, url: url, query: query, headers: headers, body: body)
         }
     }
 

@@ -41,13 +41,13 @@ public struct FixtureFolder: Sendable, CustomStringConvertible {
     }
 
     /// The first file that exists for `request`, or the names that were tried.
-    public func lookUp(_ request: RecordedRequest) -> Result<URL, FixtureMiss> {
+    public func lookUp(_ request: RecordedRequest) -> Result<URL, FixtureError> {
         let names = fileNames(for: request)
         for name in names {
             let file = directory.appendingPathComponent(name, isDirectory: false)
             if FileManager.default.fileExists(atPath: file.path) { return .success(file) }
         }
-        return .failure(FixtureMiss(folder: directory.path, triedFileNames: names))
+        return .failure(.noFixture(folder: directory.path, triedFileNames: names))
     }
 
     /// The response stored in `file`: `.http` parsed strictly, `.json` served as a 200 with
@@ -57,55 +57,9 @@ public struct FixtureFolder: Sendable, CustomStringConvertible {
             do {
                 return .json(raw: try Data(contentsOf: file))
             } catch {
-                throw .unreadable(file: file.path, underlying: error)
+                throw .unreadable(file: file.path, reason: SystemReason(error).description)
             }
         }
         return try HTTPResponseFile(contentsOf: file).mockResponse
     }
-}
-
-/// No fixture file exists for a request: every name that was tried, most specific first.
-public struct FixtureMiss: Error, CustomStringConvertible {
-    public let folder: String
-    public let triedFileNames: [String]
-
-    public var description: String {
-        guard !triedFileNames.isEmpty else {
-            return "no file in \(folder) can answer this request: every name it could have is longer than "
-                + "\(FixtureNaming.maximumNameBytes) bytes, which file systems do not allow; stub it in code instead"
-        }
-        return "no file in \(folder) for this request; tried, most specific first:\n"
-            + triedFileNames.map { "         \($0)" }.joined(separator: "\n")
-    }
-}
-
-extension StubRegistry {
-    /// Answers requests from a fixture folder. The folder is one stub (so newer stubs still win,
-    /// and `verify` counts its calls); a request with no file is unmatched, and the report
-    /// lists every file name that was tried.
-    @discardableResult
-    public func serve(
-        _ fixtures: FixtureFolder,
-        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-    ) -> Stub {
-        let matcher = RequestMatcher(fixtures.description) { request in
-            switch fixtures.lookUp(request) {
-            case .success(let file): .pass(captures: [FixtureFolder.fileCaptureKey: file.path])
-            case .failure(let miss): .fail(reason: miss.description)
-            }
-        }
-        return stub(where: matcher, fileID: fileID, filePath: filePath, line: line, column: column)
-            .respond { request in
-                let path = request.pathParameters[FixtureFolder.fileCaptureKey] ?? ""
-                return try FixtureFolder.response(from: URL(fileURLWithPath: path))
-            }
-            .named(fixtures.description)
-            .allowingUnused()
-    }
-}
-
-extension FixtureFolder {
-    /// The capture that carries the matched file from the matcher to the response, so the file
-    /// is found once per request.
-    static let fileCaptureKey = "fixtureFile"
 }

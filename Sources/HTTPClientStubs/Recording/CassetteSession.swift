@@ -29,7 +29,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     /// Opens the cassette at `file` in the mode `HTTPCLIENT_RECORD_MODE` names (`.none` when it
     /// is not set), so a developer can re-record without editing the test.
     ///
-    /// - Throws: ``RecordModeError`` for an unknown mode name; otherwise as
+    /// - Throws: ``CassetteError/unknownRecordMode(_:)`` for an unknown mode name; otherwise as
     ///   ``init(file:mode:upstream:matching:redaction:reporting:fileID:filePath:line:column:)``.
     public convenience init(
         file: URL,
@@ -73,10 +73,10 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         switch mode {
         case .none:
             guard exists else {
-                throw CassetteError.unreadable(file: file.path, underlying: CocoaError(.fileNoSuchFile, userInfo: [
-                    NSLocalizedDescriptionKey: "there is no cassette here; record it first with record mode once "
-                        + "(\(RecordMode.environmentVariable)=once, or httpc --record-mode once)",
-                ]))
+                throw CassetteError.unreadable(
+                    file: file.path,
+                    reason: "there is no cassette here; record it first with record mode once "
+                        + "(\(RecordMode.environmentVariable)=once, or httpc --record-mode once)")
             }
             (records, replays) = (false, true)
         case .once:

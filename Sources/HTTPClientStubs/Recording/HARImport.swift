@@ -59,7 +59,7 @@ extension Cassette {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw .unreadable(file: url.path, underlying: error)
+            throw .unreadable(file: url.path, reason: SystemReason(error).description)
         }
         try self.init(harData: data, file: url.path)
     }

@@ -19,13 +19,13 @@ public enum RecordMode: String, Sendable, CaseIterable {
     /// The mode named by ``environmentVariable`` (`none`, `once`, `new_episodes`, `all`), or
     /// `fallback` when it is not set.
     ///
-    /// - Throws: ``RecordModeError`` when the variable has another value (a typo should not
+    /// - Throws: ``CassetteError/unknownRecordMode(_:)`` when the variable has another value (a typo should not
     ///   silently replay or record).
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment, default fallback: RecordMode = .none
-    ) throws(RecordModeError) -> RecordMode {
+    ) throws(CassetteError) -> RecordMode {
         guard let value = environment[environmentVariable], !value.isEmpty else { return fallback }
-        guard let mode = RecordMode(name: value) else { throw RecordModeError(value: value) }
+        guard let mode = RecordMode(name: value) else { throw .unknownRecordMode(value) }
         return mode
     }
 
@@ -35,13 +35,4 @@ public enum RecordMode: String, Sendable, CaseIterable {
         if normalized == "newepisodes" { self = .newEpisodes; return }
         self.init(rawValue: normalized)
     }
-}
-
-/// An unknown record mode name.
-public struct RecordModeError: Error, CustomStringConvertible, LocalizedError {
-    public let value: String
-    public var description: String {
-        "Unknown record mode \"\(value)\" (in \(RecordMode.environmentVariable) or --record-mode): use none, once, new_episodes or all."
-    }
-    public var errorDescription: String? { description }
 }

@@ -72,13 +72,13 @@ public struct MockResponse: Sendable {
     }
 
     /// A response whose body is the file at `fileURL`, read when a request arrives. A missing
-    /// file is delivered as a ``MockResponseError/unreadableFile(_:underlying:)`` error.
+    /// file is delivered as a ``FixtureError/unreadable(file:reason:)`` error.
     public static func file(_ fileURL: URL, status: Int = 200, headers: HTTPHeaders = [:]) -> MockResponse {
         .computed { _ in
             do {
                 return .status(status, headers: headers, body: try Data(contentsOf: fileURL))
             } catch {
-                throw MockResponseError.unreadableFile(fileURL.path, underlying: error)
+                throw FixtureError.unreadable(file: fileURL.path, reason: SystemReason(error).description)
             }
         }
     }
@@ -185,21 +185,6 @@ public struct Throughput: Sendable, Hashable {
     public static let threeGPlus = kilobitsPerSecond(7_200)
     /// Average Wi-Fi, about 12 Mbit/s.
     public static let wifi = kilobitsPerSecond(12_000)
-}
-
-/// Errors a ``MockResponse`` can deliver on its own.
-public enum MockResponseError: Error, CustomStringConvertible, LocalizedError {
-    /// ``MockResponse/file(_:status:headers:)`` could not read its file.
-    case unreadableFile(String, underlying: any Error)
-
-    public var description: String {
-        switch self {
-        case .unreadableFile(let path, let underlying):
-            "The stub's response file \(path) could not be read: \(underlying)"
-        }
-    }
-
-    public var errorDescription: String? { description }
 }
 
 extension HTTPURLResponse {

@@ -29,7 +29,9 @@ struct StubResponseTests {
         stubs.stub(.get, "/missing").respond(.file(file.appendingPathExtension("nope")))
         #expect(try await client.send(.get("file")).text == #"{"from":"file"}"#)
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("missing")) }
-        #expect(error?.description.contains("could not be read") == true)
+        #expect(error?.underlyingError as? FixtureError
+                    == .unreadable(file: file.appendingPathExtension("nope").path, reason: "No such file or directory"))
+        #expect(error?.description.contains("cannot be read (No such file or directory)") == true)
     }
 
     @Test("transport errors are delivered as URLErrors", arguments: [
@@ -45,14 +47,14 @@ struct StubResponseTests {
         stubs.stub(.post, "/users/{id}/notes").respond { request in
             .text("\(request.pathParameters["id"] ?? "?") \(request.queryItems.first?.value ?? "") \(request.text ?? "")")
         }
-        let response = try await client.send(.init(method: .post, path: "users/7/notes", query: [URLQueryItem(name: "q", value: "x")],
+        let response = try await client.send(.init(method: .post, url: "users/7/notes", query: [URLQueryItem(name: "q", value: "x")],
                                                    body: .text("body")))
         #expect(response.text == "7 x body")
     }
 
     @Test func echoReturnsTheRequestBodyAndType() async throws {
         stubs.stub(.put, "/echo").respond(.echo)
-        let response = try await client.send(.init(method: .put, path: "echo", body: .json(["k": "v"])))
+        let response = try await client.send(.init(method: .put, url: "echo", body: .json(["k": "v"])))
         #expect(response.text == #"{"k":"v"}"#)
         #expect(response.headers["Content-Type"] == "application/json")
     }

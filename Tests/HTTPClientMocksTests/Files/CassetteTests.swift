@@ -109,7 +109,7 @@ struct CassetteTests {
         #expect(try RecordMode.fromEnvironment([:], default: .once) == .once)
         #expect(try RecordMode.fromEnvironment(["HTTPCLIENT_RECORD_MODE": "all"]) == .all)
         #expect(try RecordMode.fromEnvironment(["HTTPCLIENT_RECORD_MODE": "new_episodes"]) == .newEpisodes)
-        #expect(throws: RecordModeError.self) { try RecordMode.fromEnvironment(["HTTPCLIENT_RECORD_MODE": "sometimes"]) }
+        #expect(throws: CassetteError.unknownRecordMode("sometimes")) { try RecordMode.fromEnvironment(["HTTPCLIENT_RECORD_MODE": "sometimes"]) }
     }
 
     @Test func repeatedRequestsReplayInRecordedOrderThenRepeatTheLast() async throws {

@@ -77,7 +77,7 @@ struct FixtureFolderTests {
     @Test func aMalformedFileIsATypedErrorNotASilent404() async throws {
         try folder.write("GET|-broken.http", "HTTP/1.1 200 OK\nContent-Type text/plain\n\nbody")
         let error = await #expect(throws: HTTPClientError.self) { try await client.get(testURL("https://h/broken")) }
-        let fixtureError = error?.urlError?.userInfo[NSUnderlyingErrorKey] as? FixtureError
+        let fixtureError = error?.underlyingError as? FixtureError
         #expect(fixtureError == .malformed(file: folder.url.appendingPathComponent("GET|-broken.http").path, line: 2,
                                            reason: "\"Content-Type text/plain\" is not a header line (\"Name: value\"); if the body starts here, put one blank line before it"))
     }

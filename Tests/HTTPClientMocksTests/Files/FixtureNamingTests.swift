@@ -104,7 +104,7 @@ struct FixtureNamingTests {
     }
 
     @Test func aMissWhoseNamesAreAllTooLongSaysSoInsteadOfAnEmptyList() {
-        let miss = FixtureMiss(folder: "Fixtures", triedFileNames: [])
+        let miss = FixtureError.noFixture(folder: "Fixtures", triedFileNames: [])
         #expect(miss.description == "no file in Fixtures can answer this request: every name it could have is longer than 250 bytes, "
                     + "which file systems do not allow; stub it in code instead")
     }

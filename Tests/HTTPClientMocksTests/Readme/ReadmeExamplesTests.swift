@@ -184,7 +184,7 @@ struct RequestID: Interceptor {
     let client = HTTPClient(session: session, headers: ["Authorization": "Bearer my-api-token"])
 
     let url = try #require(URL(string: "https://api.example.com/users/1?api_key=my-api-key"))
-    let user = try await client.get(url, as: User.self)
+    let user = try await client.send(.get(url), as: User.self)
 
     #expect(user.name == "Ada Lovelace")
     #expect(session.stubs.requests.count == 1)
