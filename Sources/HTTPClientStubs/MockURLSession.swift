@@ -15,7 +15,7 @@ import HTTPClient
 /// becomes a 200 for the request's URL unless there is an error); otherwise the answer of the
 /// ``stubs`` registry, if the session has one (strict: an unmatched request fails); with
 /// nothing at all, 200 and an empty body. Safe to use from many threads at once.
-public final class MockURLSession: URLSessionProtocol, @unchecked Sendable {
+public final class MockURLSession: URLSessionProtocol, Sendable {
     private struct State {
         var nextDataTask = MockURLSessionDataTask()
         var nextData: Data?

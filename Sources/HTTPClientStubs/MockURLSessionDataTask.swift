@@ -6,7 +6,7 @@ import HTTPClient
 ///
 /// Like a real task, it never completes if it is never resumed, and ``cancel()`` before it has
 /// completed delivers `URLError(.cancelled)`.
-public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, @unchecked Sendable {
+public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable {
     private struct Pending {
         let request: URLRequest
         let arguments: (Data?, URLResponse?, (any Error)?)

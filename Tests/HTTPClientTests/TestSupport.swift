@@ -24,8 +24,8 @@ extension Result {
 
 /// A session whose tasks never complete on their own: they wait to be cancelled. Signals each
 /// new task through `tasks` so a test can act once the request is in flight, without sleeping.
-final class PendingSession: URLSessionProtocol, @unchecked Sendable {
-    final class Task: URLSessionDataTaskProtocol, @unchecked Sendable {
+final class PendingSession: URLSessionProtocol, Sendable {
+    final class Task: URLSessionDataTaskProtocol, Sendable {
         private let completion: Locked<(@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?>
         let cancelCount = Locked(0)
 

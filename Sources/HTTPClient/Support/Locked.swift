@@ -15,7 +15,10 @@ import Musl
 ///
 /// `@inlinable` so that each use is specialised in the module that uses it: otherwise every
 /// call looks up the generic metadata of `Storage` at run time.
-package struct Locked<Value>: @unchecked Sendable {
+/// `Value: Sendable`, because a snapshot (``current``) or a value taken out of ``withLock(_:)``
+/// leaves the lock and travels to other threads.
+// @unchecked: the compiler cannot see that the lock guards `storage`.
+package struct Locked<Value: Sendable>: @unchecked Sendable {
     @usableFromInline let storage: Storage
 
     @inlinable

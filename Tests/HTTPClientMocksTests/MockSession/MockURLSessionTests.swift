@@ -136,14 +136,14 @@ struct MockURLSessionDataTaskTests {
 
     @Test func resumeDeliversOnTheCallersThreadBeforeReturning() {
         let recorder = CompletionRecorder<Delivery>()
-        let thread = Locked<Thread?>(nil)
+        let thread = Locked<ObjectIdentifier?>(nil)
         let task = session.makeDataTask(with: URLRequest(url: url("https://example.com/"))) { _, _, _ in
-            thread.withLock { $0 = Thread.current }
+            thread.withLock { $0 = ObjectIdentifier(Thread.current) }
             recorder.record(Delivery(data: nil, response: nil, error: nil))
         }
         task.resume()
         #expect(recorder.callCount == 1)
-        #expect(thread.current === Thread.current)
+        #expect(thread.current == ObjectIdentifier(Thread.current))
     }
 
     @Test func resumingTwiceDeliversOnceButCountsTwice() throws {
