@@ -13,7 +13,7 @@ let package = Package(
             dependencies: [
                 .product(name: "HTTPClient", package: "HTTPClient"),
                 .product(name: "HTTPClientStubs", package: "HTTPClient"),
-            ]),
+            ])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,7 @@ let package = Package(
     name: "IntegrationTests",
     platforms: [.macOS(.v13)],
     products: [
-        .library(name: "LoopbackServer", targets: ["LoopbackServer"]),
+        .library(name: "LoopbackServer", targets: ["LoopbackServer"])
     ],
     dependencies: [
         // Named, so `.product(package: "HTTPClient")` works whatever the checkout's folder is called.

@@ -69,7 +69,8 @@ struct Command {
                 guard let colon = header.firstIndex(of: ":"), String(header[..<colon]).isHTTPToken else {
                     throw UsageError(description: "the header \"\(header)\" is not of the form 'Name: value'")
                 }
-                options.headers.add(name: String(header[..<colon]), value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                options.headers.add(
+                    name: String(header[..<colon]), value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
             case "-d", "--data":
                 guard options.body == nil else { throw UsageError(description: "give one body: -d or --json, once") }
                 options.body = try Self.readData(try value(for: argument))
@@ -115,7 +116,9 @@ struct Command {
     }
 
     private init(_ options: Options, positional: [String]) throws(UsageError) {
-        guard options.fixtures == nil || options.cassette == nil else { throw UsageError(description: "use --fixtures or --cassette, not both") }
+        guard options.fixtures == nil || options.cassette == nil else {
+            throw UsageError(description: "use --fixtures or --cassette, not both")
+        }
         guard options.recordMode == nil || options.cassette != nil else { throw UsageError(description: "--record-mode needs --cassette") }
         let urlText: String
         switch positional.count {
@@ -127,9 +130,11 @@ struct Command {
             method = HTTPMethod(rawValue: positional[0])
             urlText = positional[1]
         default:
-            throw UsageError(description: positional.isEmpty ? "a URL is required" : "too many arguments: \(positional.joined(separator: " "))")
+            throw UsageError(
+                description: positional.isEmpty ? "a URL is required" : "too many arguments: \(positional.joined(separator: " "))")
         }
-        guard let url = URL(string: urlText), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host != nil else {
+        guard let url = URL(string: urlText), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host != nil
+        else {
             throw UsageError(description: "\"\(urlText)\" is not an http or https URL")
         }
         self.url = url
@@ -164,8 +169,9 @@ struct Command {
             return MockURLSession(stubs: stubs)
         }
         if let cassette = options.cassette {
-            return try CassetteSession(file: URL(fileURLWithPath: cassette), mode: options.recordMode ?? RecordMode.fromEnvironment(),
-                                       reporting: .disabled)
+            return try CassetteSession(
+                file: URL(fileURLWithPath: cassette), mode: options.recordMode ?? RecordMode.fromEnvironment(),
+                reporting: .disabled)
         }
         return try StubEnvironment.session()
     }

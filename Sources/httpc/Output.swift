@@ -15,7 +15,8 @@ enum Output {
 
     static func body(_ response: HTTPClient.Response) -> String {
         if let object = try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed]),
-            let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+            let pretty = try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
         {
             return String(decoding: pretty, as: UTF8.self)
         }
@@ -28,8 +29,10 @@ enum Output {
         switch error.underlyingError {
         case let unmatched as UnmatchedRequestError:
             let request = unmatched.report.request
-            let redaction = Redaction.standard.hiding(Redaction.standard.hiddenValues(
-                url: request.url.absoluteString, headers: request.headers, body: request.body, contentType: request.headers["Content-Type"]))
+            let redaction = Redaction.standard.hiding(
+                Redaction.standard.hiddenValues(
+                    url: request.url.absoluteString, headers: request.headers, body: request.body,
+                    contentType: request.headers["Content-Type"]))
             return "nothing answers \(request.method) \(redaction.redacted(url: request.url.absoluteString)): "
                 + redaction.redacted(text: unmatched.report.candidates.flatMap(\.reasons).joined(separator: "\n"))
         case let error as FixtureError:

@@ -8,12 +8,15 @@ struct BodyTests {
     let session = MockURLSession()
 
     @Test func formFieldsAreURLEncodedAndParseBack() async throws {
-        _ = try await HTTPClient(session: session).send(.post(url("https://h/login"), body: .form([
-            URLQueryItem(name: "user", value: "ada lovelace"),
-            URLQueryItem(name: "note", value: "a&b=c+d%"),
-            URLQueryItem(name: "tag", value: "x"),
-            URLQueryItem(name: "tag", value: "y"),
-        ])))
+        _ = try await HTTPClient(session: session).send(
+            .post(
+                url("https://h/login"),
+                body: .form([
+                    URLQueryItem(name: "user", value: "ada lovelace"),
+                    URLQueryItem(name: "note", value: "a&b=c+d%"),
+                    URLQueryItem(name: "tag", value: "x"),
+                    URLQueryItem(name: "tag", value: "y"),
+                ])))
         let sent = RecordedRequest(try #require(session.lastRequest))
         #expect(sent.headers["Content-Type"] == "application/x-www-form-urlencoded")
         #expect(sent.text == "user=ada%20lovelace&note=a%26b%3Dc%2Bd%25&tag=x&tag=y")
@@ -30,7 +33,8 @@ struct BodyTests {
 
     /// A small RFC 7578 reader: splits at the boundary lines and reads each part's headers.
     func parse(_ body: Data, boundary: String) throws -> [(headers: [String], data: Data)] {
-        let delimiter = Data("--\(boundary)".utf8), crlf = Data("\r\n".utf8)
+        let delimiter = Data("--\(boundary)".utf8)
+        let crlf = Data("\r\n".utf8)
         #expect(body.suffix(delimiter.count + 4) == delimiter + Data("--".utf8) + crlf)
         var parts: [(headers: [String], data: Data)] = []
         var rest = body[...]
@@ -71,7 +75,8 @@ struct BodyTests {
         var form = MultipartForm(boundary: "b")
         form.addFile(name: "f\"x", fileName: "a\r\nContent-Type: evil", data: Data())
         let text = String(decoding: form.encoded(), as: UTF8.self)
-        #expect(text == "--b\r\nContent-Disposition: form-data; name=\"f%22x\"; filename=\"a%0D%0AContent-Type: evil\"\r\n"
+        #expect(
+            text == "--b\r\nContent-Disposition: form-data; name=\"f%22x\"; filename=\"a%0D%0AContent-Type: evil\"\r\n"
                 + "Content-Type: application/octet-stream\r\n\r\n\r\n--b--\r\n")
     }
 

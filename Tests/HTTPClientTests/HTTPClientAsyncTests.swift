@@ -42,11 +42,12 @@ struct HTTPClientAsyncTests {
         client.put(url: "users/3", json: User(id: 3, name: "Cy")) { _ in }
         client.head(url: url("https://other.example.com/y")) { _ in }
 
-        #expect(session.requests.map(\.url?.absoluteString) == [
-            "https://api.example.com/v2/users/1", "https://other.example.com/x", "https://api.example.com/v2/users/1",
-            "https://api.example.com/v2/users", "https://api.example.com/v2/users/2", "https://api.example.com/v2/users",
-            "https://api.example.com/v2/users/3", "https://other.example.com/y",
-        ])
+        #expect(
+            session.requests.map(\.url?.absoluteString) == [
+                "https://api.example.com/v2/users/1", "https://other.example.com/x", "https://api.example.com/v2/users/1",
+                "https://api.example.com/v2/users", "https://api.example.com/v2/users/2", "https://api.example.com/v2/users",
+                "https://api.example.com/v2/users/3", "https://other.example.com/y",
+            ])
         #expect(session.requests.map(\.httpMethod) == ["GET", "GET", "DELETE", "POST", "GET", "POST", "PUT", "HEAD"])
         #expect(session.requests[2].value(forHTTPHeaderField: "X-Reason") == "test")
         #expect(session.requests.map(\.httpBody?.count) == [nil, nil, nil, 20, nil, 3, 20, nil])
@@ -92,14 +93,18 @@ struct HTTPClientAsyncTests {
     }
 
     @Test func explicitContentTypeIsNotOverwritten() async throws {
-        _ = try await client.post(url("https://example.com/u"), json: User(id: 1, name: "A"),
-                                  headers: ["Content-Type": "application/vnd.api+json"])
+        _ = try await client.post(
+            url("https://example.com/u"), json: User(id: 1, name: "A"),
+            headers: ["Content-Type": "application/vnd.api+json"])
         #expect(session.lastRequest?.value(forHTTPHeaderField: "Content-Type") == "application/vnd.api+json")
     }
 
     @Test func decodesWithTheClientsDecoder() async throws {
         session.enqueue(.json(raw: #"{"user_id": 5, "full_name": "Ada"}"#))
-        struct Account: Decodable, Sendable, Equatable { let userId: Int; let fullName: String }
+        struct Account: Decodable, Sendable, Equatable {
+            let userId: Int
+            let fullName: String
+        }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let client = HTTPClient(session: session, decoder: decoder)

@@ -8,9 +8,11 @@ struct HTTPClientCompletionTests {
     let session = MockURLSession()
     var client: HTTPClient { HTTPClient(session: session) }
 
-    @Test("every verb sends its method, URL and body", arguments: [
-        ("GET", false), ("POST", true), ("PUT", true), ("PATCH", true), ("DELETE", false), ("HEAD", false),
-    ])
+    @Test(
+        "every verb sends its method, URL and body",
+        arguments: [
+            ("GET", false), ("POST", true), ("PUT", true), ("PATCH", true), ("DELETE", false), ("HEAD", false),
+        ])
     func verbSendsMethodAndBody(method: String, hasBody: Bool) throws {
         let target = url("https://example.com/items/1")
         let body = Data("payload".utf8)
@@ -117,7 +119,8 @@ struct HTTPClientCompletionTests {
         client.get(url: url("https://example.com/slow"), completion: recorder.record)
         let error = try #require(recorder.value?.failure)
         #expect(error.urlError?.code == .timedOut)
-        #expect(error.description == "The request for https://example.com/slow failed before a response arrived: timed out (URLError -1001).")
+        #expect(
+            error.description == "The request for https://example.com/slow failed before a response arrived: timed out (URLError -1001).")
     }
 
     @Test func cancellingBeforeResumeEndsWithCancelled() throws {

@@ -23,7 +23,9 @@ struct Failing: Interceptor {
         return request
     }
 
-    func retry(_ request: URLRequest, after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int) async throws -> RetryDecision {
+    func retry(
+        _ request: URLRequest, after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int
+    ) async throws -> RetryDecision {
         throw Refused()
     }
 }
@@ -31,7 +33,9 @@ struct Failing: Interceptor {
 struct RetryOnce: Interceptor {
     let decision: RetryDecision
 
-    func retry(_ request: URLRequest, after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int) async throws -> RetryDecision {
+    func retry(
+        _ request: URLRequest, after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int
+    ) async throws -> RetryDecision {
         attempt == 1 ? decision : .doNotRetry
     }
 }
@@ -42,7 +46,8 @@ struct InterceptorTests {
     let scheduler = ImmediateScheduler()
 
     @Test func interceptorsAdaptInOrder() async throws {
-        let client = HTTPClient(session: session, interceptors: [AddHeader(name: "X-Step", value: "1"), AddHeader(name: "X-Step", value: "2")])
+        let client = HTTPClient(
+            session: session, interceptors: [AddHeader(name: "X-Step", value: "1"), AddHeader(name: "X-Step", value: "2")])
         _ = try await client.get(url("https://h/x"))
         #expect(session.lastRequest?.value(forHTTPHeaderField: "X-Step") == "1,2")
     }
@@ -83,7 +88,9 @@ struct InterceptorTests {
         #expect(session.requests.count == 1)
 
         struct Always: Interceptor {
-            func retry(_ r: URLRequest, after: Result<HTTPClient.Response, HTTPClientError>, attempt: Int) async throws -> RetryDecision { .retry }
+            func retry(_ r: URLRequest, after: Result<HTTPClient.Response, HTTPClientError>, attempt: Int) async throws -> RetryDecision {
+                .retry
+            }
         }
         session.removeAllRecords()
         session.nextResponse = HTTPURLResponse(url: url("https://h/x"), statusCode: 500, httpVersion: nil, headerFields: nil)
@@ -151,7 +158,8 @@ struct TokenRefreshTests {
         let auth = BearerTokenInterceptor(token: "expired") {
             refreshes.withLock { $0 += 1 }
             // Hold the refresh until every request has been rejected, so they all overlap it.
-            let clock = ContinuousClock(), deadline = clock.now + .seconds(10)
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(10)
             while rejected.callCount < requestCount, clock.now < deadline { await Task.yield() }
             return "fresh"
         }

@@ -21,7 +21,10 @@ struct RedactionTests {
             ("every byte percent-encoded", bytes.map { "%" + String($0, radix: 16) }.joined()),
             ("JSON-escaped slash", #"SEKRIT-value\/1+2"#),
             ("JSON unicode escapes", #"\u0053EKRIT-value\u002F1\u002b2"#),
-            ("base64url", Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")),
+            (
+                "base64url",
+                Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            ),
         ]
         for offset in 0..<3 {
             let padded = Data(Array("abc".utf8).prefix(offset) + bytes + Array("xyz".utf8))
@@ -87,18 +90,22 @@ struct RedactionTests {
 
     // MARK: Name rules
 
-    @Test("standard rules hide these names in any spelling", arguments: [
-        "password", "passwd", "pwd", "secret", "client_secret", "clientSecret", "token", "accessToken", "refreshToken",
-        "id_token", "access-token", "auth_token", "private_token", "X-API-Token", "X-Amz-Security-Token", "Private-Token",
-        "X-Amz-Signature", "signature", "api_key", "apiKey", "X-Api-Key", "credential", "X-Amz-Credential", "session",
-        "sessionId", "PHPSESSID", "csrf_token", "X-CSRF-Token", "X-XSRF-TOKEN", "Authorization", "Proxy-Authorization",
-        "Cookie", "Set-Cookie", "key", "sig",
-    ])
+    @Test(
+        "standard rules hide these names in any spelling",
+        arguments: [
+            "password", "passwd", "pwd", "secret", "client_secret", "clientSecret", "token", "accessToken", "refreshToken",
+            "id_token", "access-token", "auth_token", "private_token", "X-API-Token", "X-Amz-Security-Token", "Private-Token",
+            "X-Amz-Signature", "signature", "api_key", "apiKey", "X-Api-Key", "credential", "X-Amz-Credential", "session",
+            "sessionId", "PHPSESSID", "csrf_token", "X-CSRF-Token", "X-XSRF-TOKEN", "Authorization", "Proxy-Authorization",
+            "Cookie", "Set-Cookie", "key", "sig",
+        ])
     func standardNames(name: String) {
         #expect(Redaction.standard.hides(name: name))
     }
 
-    @Test("standard rules keep ordinary names", arguments: ["id", "name", "token_type", "page", "Content-Type", "Accept", "author", "keyboard"])
+    @Test(
+        "standard rules keep ordinary names",
+        arguments: ["id", "name", "token_type", "page", "Content-Type", "Accept", "author", "keyboard"])
     func ordinaryNames(name: String) {
         #expect(!Redaction.standard.hides(name: name))
     }
@@ -106,8 +113,10 @@ struct RedactionTests {
     @Test func aHiddenJSONMemberLosesItsWholeValueWhateverItsType() {
         let body = #"{"password": ["x", "y"], "token": 123, "secret": {"a": {"b": "c"}}, "accessToken": "at-1", "ok": [1, {"n": "v"}]}"#
         let redacted = Redaction.standard.redacted(body: Data(body.utf8), contentType: "application/json")
-        #expect(String(decoding: redacted, as: UTF8.self)
-            == #"{"password": "REDACTED", "token": "REDACTED", "secret": "REDACTED", "accessToken": "REDACTED", "ok": [1, {"n": "v"}]}"#)
+        #expect(
+            String(decoding: redacted, as: UTF8.self)
+                == #"{"password": "REDACTED", "token": "REDACTED", "secret": "REDACTED", "accessToken": "REDACTED", "ok": [1, {"n": "v"}]}"#
+        )
     }
 
     @Test func nestedAndEscapedMemberNamesAreFound() {
@@ -118,32 +127,37 @@ struct RedactionTests {
 
     @Test func queryAndFragmentParametersAreHiddenByNameKeepingTheirNames() {
         let url = "https://h/cb?access-token=a1&auth_token=a2&X-Amz-Signature=a3&private_token=a4&page=2#access_token=f1&state=s"
-        #expect(Redaction.standard.redacted(url: url)
-            == "https://h/cb?access-token=REDACTED&auth_token=REDACTED&X-Amz-Signature=REDACTED&private_token=REDACTED&page=2"
+        #expect(
+            Redaction.standard.redacted(url: url)
+                == "https://h/cb?access-token=REDACTED&auth_token=REDACTED&X-Amz-Signature=REDACTED&private_token=REDACTED&page=2"
                 + "#access_token=REDACTED&state=s")
     }
 
     @Test func aCombiningMarkAfterADelimiterDoesNotHideTheValue() {
         // "=\u{301}" is one Character: splitting by Character would not see the "=".
-        let body = Redaction.standard.redacted(body: Data("user=ann&password=\u{301}hunter22".utf8),
-                                               contentType: "application/x-www-form-urlencoded")
+        let body = Redaction.standard.redacted(
+            body: Data("user=ann&password=\u{301}hunter22".utf8),
+            contentType: "application/x-www-form-urlencoded")
         #expect(String(decoding: body, as: UTF8.self) == "user=ann&password=REDACTED")
-        #expect(Redaction.standard.redacted(url: "https://h/x?\u{301}token=t1&a=b#\u{301}access_token=f1")
-            == "https://h/x?\u{301}token=REDACTED&a=b#\u{301}access_token=REDACTED")
+        #expect(
+            Redaction.standard.redacted(url: "https://h/x?\u{301}token=t1&a=b#\u{301}access_token=f1")
+                == "https://h/x?\u{301}token=REDACTED&a=b#\u{301}access_token=REDACTED")
         let values = Redaction.standard.hiddenValues(url: nil, headers: ["Cookie": "sid=\u{301}ck-12345"], body: nil, contentType: nil)
         #expect(values.contains("\u{301}ck-12345"))
     }
 
     @Test func formBodiesAreHiddenByField() {
-        let body = Redaction.standard.redacted(body: Data("user=ann&passwd=hunter2&clientSecret=cs".utf8),
-                                               contentType: "application/x-www-form-urlencoded; charset=utf-8")
+        let body = Redaction.standard.redacted(
+            body: Data("user=ann&passwd=hunter2&clientSecret=cs".utf8),
+            contentType: "application/x-www-form-urlencoded; charset=utf-8")
         #expect(String(decoding: body, as: UTF8.self) == "user=ann&passwd=REDACTED&clientSecret=REDACTED")
     }
 
     @Test func valuesHiddenByNameAreCollectedSoEchoesCanBeHidden() {
         let headers: HTTPHeaders = ["Authorization": "Basic \(Data("ann:pa55word".utf8).base64EncodedString())", "X-Api-Token": "xt-1234"]
-        let values = Redaction.standard.hiddenValues(url: "https://h/?token=qt-9876#code=1", headers: headers,
-                                                     body: Data(#"{"secret": {"k": "deep-5555"}}"#.utf8), contentType: nil)
+        let values = Redaction.standard.hiddenValues(
+            url: "https://h/?token=qt-9876#code=1", headers: headers,
+            body: Data(#"{"secret": {"k": "deep-5555"}}"#.utf8), contentType: nil)
         for expected in ["ann:pa55word", "pa55word", "xt-1234", "qt-9876", "deep-5555"] {
             #expect(values.contains(expected), "\(expected)")
         }
@@ -177,8 +191,10 @@ struct ClientRedactionTests {
     let session = MockURLSession()
 
     @Test func anUnacceptableStatusDescriptionHidesTheURLsKeyAndTheBodysPassword() async {
-        session.enqueue(.status(400, headers: ["Content-Type": "application/json"],
-                                body: Data(#"{"error": "bad", "password": "pw-4444"}"#.utf8)))
+        session.enqueue(
+            .status(
+                400, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"error": "bad", "password": "pw-4444"}"#.utf8)))
         let error = await #expect(throws: HTTPClientError.self) {
             try await HTTPClient(session: session).get(url("https://h/x?api_key=k-1111&access_token=t-2222"))
         }
@@ -192,7 +208,9 @@ struct ClientRedactionTests {
 
     @Test func aTransportErrorDescriptionHidesTheFailingURLsToken() async {
         session.enqueue(.error(.timedOut))
-        let error = await #expect(throws: HTTPClientError.self) { try await HTTPClient(session: session).get(url("https://h/x?token=t-2222")) }
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await HTTPClient(session: session).get(url("https://h/x?token=t-2222"))
+        }
         #expect(error?.description.contains("token=REDACTED") == true)
         #expect(error?.description.contains("t-2222") == false)
     }
@@ -200,7 +218,8 @@ struct ClientRedactionTests {
     @Test func eventsHideTheURLsCredentialsAndAPIKeyHeaders() async throws {
         let events = Locked<[HTTPClientEvent]>([])
         session.enqueue(.status(200))
-        let client = HTTPClient(session: session, headers: ["X-Api-Key": "xk-3333"], onEvent: { event in events.withLock { $0.append(event) } })
+        let client = HTTPClient(
+            session: session, headers: ["X-Api-Key": "xk-3333"], onEvent: { event in events.withLock { $0.append(event) } })
         _ = try await client.get(url("https://h/x?api_key=k-1111"))
         let event = try #require(events.current.first)
         #expect(event.url == url("https://h/x?api_key=REDACTED"))

@@ -15,8 +15,9 @@ struct RetryDelayBoundTests {
     @Test("an interceptor's delay is capped by the policy's maximum", arguments: hostileDelays)
     func interceptorDelayIsCappedByThePolicy(seconds: TimeInterval) async throws {
         session.enqueue(.status(503), .text("ok"))
-        let client = HTTPClient(session: session, interceptors: [RetryOnce(decision: .retryAfter(seconds))],
-                                retryPolicy: RetryPolicy(maximumDelay: 10, jitter: 0), scheduler: scheduler)
+        let client = HTTPClient(
+            session: session, interceptors: [RetryOnce(decision: .retryAfter(seconds))],
+            retryPolicy: RetryPolicy(maximumDelay: 10, jitter: 0), scheduler: scheduler)
         #expect(try await client.get(url("https://h/x")).text == "ok")
         let expected: TimeInterval = seconds.isNaN || seconds < 0 ? 0 : 10
         #expect(scheduler.delays == [expected])
@@ -32,9 +33,10 @@ struct RetryDelayBoundTests {
     @Test func anInfiniteMaximumDelayBecomesTheLongestDelay() {
         #expect(RetryPolicy(maximumDelay: .infinity).maximumDelay == RetryPolicy.longestDelay)
         #expect(RetryPolicy(maximumDelay: .nan).maximumDelay == 0)
-        #expect(RetryPolicy(initialDelay: .infinity, multiplier: .nan, jitter: .nan).delay(
-            after: .failure(.unacceptableStatus(.init(statusCode: 503))), attempt: 2, isIdempotent: true,
-            now: Date(), random: .nan) == RetryPolicy.standard.maximumDelay)
+        #expect(
+            RetryPolicy(initialDelay: .infinity, multiplier: .nan, jitter: .nan).delay(
+                after: .failure(.unacceptableStatus(.init(statusCode: 503))), attempt: 2, isIdempotent: true,
+                now: Date(), random: .nan) == RetryPolicy.standard.maximumDelay)
     }
 
     @Test func aRetryAfterDateInTheYear9999IsCappedByAnUnboundedPolicy() async throws {
@@ -44,8 +46,9 @@ struct RetryDelayBoundTests {
         #expect(scheduler.delays == [RetryPolicy.longestDelay])
     }
 
-    @Test("the live scheduler never traps on a huge delay, and a cancelled wait ends at once",
-          arguments: [TimeInterval.infinity, 1e11, .greatestFiniteMagnitude])
+    @Test(
+        "the live scheduler never traps on a huge delay, and a cancelled wait ends at once",
+        arguments: [TimeInterval.infinity, 1e11, .greatestFiniteMagnitude])
     func liveSchedulerSurvivesHugeDelays(seconds: TimeInterval) async {
         let wait = Task { try await LiveRetryScheduler().sleep(seconds: seconds) }
         wait.cancel()
@@ -66,8 +69,9 @@ struct RetryDelayBoundTests {
 
     @Test func anInfiniteInterceptorDelayThroughTheCompletionAPIWaitsUntilCancelled() async throws {
         session.enqueue(.status(503), .text("never"))
-        let client = HTTPClient(session: session, interceptors: [RetryOnce(decision: .retryAfter(.infinity))],
-                                retryPolicy: RetryPolicy(maximumDelay: .infinity), scheduler: .live)
+        let client = HTTPClient(
+            session: session, interceptors: [RetryOnce(decision: .retryAfter(.infinity))],
+            retryPolicy: RetryPolicy(maximumDelay: .infinity), scheduler: .live)
         await expectCancellingTheTaskEndsTheWait(session) { client.get(url: url("https://h/x"), completion: $0) }
     }
 }

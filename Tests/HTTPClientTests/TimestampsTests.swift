@@ -7,18 +7,22 @@ import Testing
 struct TimestampsTests {
     static let november6 = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
 
-    @Test("the three HTTP-date forms", arguments: [
-        "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
-    ])
+    @Test(
+        "the three HTTP-date forms",
+        arguments: [
+            "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+        ])
     func httpDates(text: String) {
         #expect(Timestamps.httpDate(text, now: Date(timeIntervalSince1970: 1_800_000_000)) == Self.november6)
     }
 
-    @Test("impossible HTTP-dates are rejected", arguments: [
-        "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT",
-        "Sun, 06 Nov 0000 08:49:37 GMT", "Sun, +6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 UTC",
-        "Sun, 06 Nov 1994 8:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "",
-    ])
+    @Test(
+        "impossible HTTP-dates are rejected",
+        arguments: [
+            "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT",
+            "Sun, 06 Nov 0000 08:49:37 GMT", "Sun, +6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 UTC",
+            "Sun, 06 Nov 1994 8:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "",
+        ])
     func impossibleHTTPDates(text: String) {
         #expect(Timestamps.httpDate(text) == nil)
     }
@@ -45,10 +49,12 @@ struct TimestampsTests {
 }
 
 extension TimestampsTests {
-    @Test("RFC 3339 strings read back as the same date, before the Gregorian reform too", arguments: [
-        "1013-11-22T00:00:00Z", "0001-01-01T00:00:00Z", "1582-10-10T12:00:00Z", "1970-01-01T00:00:00Z", "1969-12-31T23:59:59Z",
-        "2000-02-29T08:49:37Z", "9999-12-31T23:59:59Z",
-    ])
+    @Test(
+        "RFC 3339 strings read back as the same date, before the Gregorian reform too",
+        arguments: [
+            "1013-11-22T00:00:00Z", "0001-01-01T00:00:00Z", "1582-10-10T12:00:00Z", "1970-01-01T00:00:00Z", "1969-12-31T23:59:59Z",
+            "2000-02-29T08:49:37Z", "9999-12-31T23:59:59Z",
+        ])
     func rfc3339RoundTrips(text: String) throws {
         let date = try #require(Timestamps.rfc3339(text))
         #expect(Timestamps.rfc3339String(date) == text)

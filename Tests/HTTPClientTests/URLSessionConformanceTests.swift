@@ -10,8 +10,9 @@ final class EchoURLProtocol: URLProtocol {
 
     override func startLoading() {
         guard let url = request.url,
-            let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
-                                           headerFields: ["x-echo": "yes"])
+            let response = HTTPURLResponse(
+                url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                headerFields: ["x-echo": "yes"])
         else {
             client?.urlProtocol(self, didFailWithError: URLError(.badURL))
             return

@@ -63,8 +63,10 @@ let benchmarks: @Sendable () -> Void = {
         try await server.stop()
     }
 
-    Benchmark("(7) 100 MB body through HTTPClient over loopback",
-              configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxIterations: 3)) { benchmark async throws in
+    Benchmark(
+        "(7) 100 MB body through HTTPClient over loopback",
+        configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxIterations: 3)
+    ) { benchmark async throws in
         let server = try await LoopbackServer.start()
         let client = HTTPClient(session: URLSession(configuration: .ephemeral), baseURL: server.baseURL)
         benchmark.startMeasurement()

@@ -36,7 +36,8 @@ public enum Measure {
             try await a()
             try await b()
         }
-        var samplesA: [Double] = [], samplesB: [Double] = []
+        var samplesA: [Double] = []
+        var samplesB: [Double] = []
         for round in 0..<rounds {
             // Alternate which goes first, too.
             for first in round.isMultiple(of: 2) ? [true, false] : [false, true] {

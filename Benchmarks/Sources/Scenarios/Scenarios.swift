@@ -122,14 +122,17 @@ public enum Scenarios {
     public static func cassetteFile(interactions count: Int) throws -> URL {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-cassette-\(count).json")
         if !FileManager.default.fileExists(atPath: file.path) {
-            let cassette = Cassette(interactions: (0..<count).map { index in
-                Cassette.Interaction(
-                    request: .init(method: "GET", url: "https://api.example.com/items/\(index)?page=\(index % 7)",
-                                   headers: [.init(name: "Accept", value: "application/json")]),
-                    response: .init(status: 200, headers: [.init(name: "Content-Type", value: "application/json")],
-                                    body: .text(#"{"id": \#(index), "name": "item \#(index)"}"#)),
-                    duration: 0.01)
-            })
+            let cassette = Cassette(
+                interactions: (0..<count).map { index in
+                    Cassette.Interaction(
+                        request: .init(
+                            method: "GET", url: "https://api.example.com/items/\(index)?page=\(index % 7)",
+                            headers: [.init(name: "Accept", value: "application/json")]),
+                        response: .init(
+                            status: 200, headers: [.init(name: "Content-Type", value: "application/json")],
+                            body: .text(#"{"id": \#(index), "name": "item \#(index)"}"#)),
+                        duration: 0.01)
+                })
             try cassette.write(to: file)
         }
         return file

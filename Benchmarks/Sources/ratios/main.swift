@@ -78,19 +78,23 @@ if let index = arguments.firstIndex(of: "--peak-memory-child"), index + 2 < argu
 // The recording child: records one response of the given size through a cassette and prints
 // its peak memory above the baseline.
 if let index = arguments.firstIndex(of: "--record-child"), index + 2 < arguments.count, let size = Int(arguments[index + 1]) {
-    let body = arguments[index + 2] == "json"
+    let body =
+        arguments[index + 2] == "json"
         ? LargeInputs.json(records: size / 100, secret: "not-the-secret")
         : LargeInputs.binary(size: size)
     let upstream = LargeInputs.upstream(answering: body)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("httpclient-record-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
-    let session = try CassetteSession(file: folder.appendingPathComponent("large.json"), mode: .all, upstream: upstream,
-                                      redaction: .standard.secret("not-in-the-body"), reporting: .disabled)
+    let session = try CassetteSession(
+        file: folder.appendingPathComponent("large.json"), mode: .all, upstream: upstream,
+        redaction: .standard.secret("not-in-the-body"), reporting: .disabled)
     let client = HTTPClient(session: session)
     let baseline = Measure.residentBytes()
     // The peak is the process's highest ever: it must not already be above the baseline.
     guard Measure.peakResidentBytes() - baseline < size / 4 else {
-        fatalError("\(arguments[index + 2]): the setup peaked at \(Measure.peakResidentBytes() >> 20) MB, above the baseline of \(baseline >> 20) MB")
+        fatalError(
+            "\(arguments[index + 2]): the setup peaked at \(Measure.peakResidentBytes() >> 20) MB, above the baseline of \(baseline >> 20) MB"
+        )
     }
     let started = DispatchTime.now().uptimeNanoseconds
     _ = try await client.get(URL(string: "https://h/large") ?? folder)
@@ -131,7 +135,9 @@ var largeInputFailures: [String] = []
     let redactingText = Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) {
         _ = redaction.redacted(body: largeText, contentType: "text/plain")
     }
-    row("(9) redaction, \(largeText.count >> 20) MB text body", throughput(largeText.count, redactingText, "text redaction"), "", ">= 100 MB/s")
+    row(
+        "(9) redaction, \(largeText.count >> 20) MB text body", throughput(largeText.count, redactingText, "text redaction"), "",
+        ">= 100 MB/s")
     let reportRegistry = StubRegistry("large report", reporting: .disabled)
     var reportLength = 0
     let reporting = Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) {
@@ -152,9 +158,11 @@ var largeInputFailures: [String] = []
         let recordPeak = Double(recordOutput.first.map(String.init) ?? "") ?? .nan
         let recordSeconds = Double(recordOutput.last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "") ?? .nan
         if !(recordPeak <= 2 * Double(recordSize)) {
-            largeInputFailures.append(String(format: "recording a %@ body peaked at %.2fx the body (target 2x)", kind, recordPeak / Double(recordSize)))
+            largeInputFailures.append(
+                String(format: "recording a %@ body peaked at %.2fx the body (target 2x)", kind, recordPeak / Double(recordSize)))
         }
-        row("(9) recording a \(recordSize >> 20) MB \(kind) response to a cassette: time, peak memory above baseline",
+        row(
+            "(9) recording a \(recordSize >> 20) MB \(kind) response to a cassette: time, peak memory above baseline",
             String(format: "%@, %.0f MB", formatTime(recordSeconds), recordPeak / 1_048_576),
             String(format: "%.2fx the body", recordPeak / Double(recordSize)), "<= 2x the body")
     }
@@ -185,7 +193,9 @@ let (rawCanned, stubbed) = try await Measure.interleaved(
 guard let stubbedSession = stubbedClient.session as? URLSession else { fatalError("the stubbed client has no URLSession") }
 let rawStubbed = await Measure.perOperation(iterations: iterations(3_000)) { await Scenarios.rawGet(stubbedSession, pingURL) }
 withExtendedLifetime(stubbedRegistry) {}  // the session's registry must outlive its requests
-row("(3) raw `URLSession` + minimal canned `URLProtocol`", formatTime(rawCanned), "(3) is \(ratio(rawCanned, mocked)) of (1)", "(1) >= 50x faster")
+row(
+    "(3) raw `URLSession` + minimal canned `URLProtocol`", formatTime(rawCanned), "(3) is \(ratio(rawCanned, mocked)) of (1)",
+    "(1) >= 50x faster")
 row("(4) `HTTPClient.get` through the stub `URLProtocol`", formatTime(stubbed), "\(ratio(stubbed, rawCanned)) of (3)", "<= 1.1x (3)")
 row("(4b) raw `URLSession` through the stub `URLProtocol`", formatTime(rawStubbed), "\(ratio(rawStubbed, rawCanned)) of (3)", "")
 
@@ -202,7 +212,10 @@ let resolveRegistry = Scenarios.stubbedURLProtocolClient().1
 let pingRequest = URLRequest(url: pingURL)
 let resolveTime = Measure.perOperation(iterations: iterations(100_000)) {
     if case .unmatched = resolveRegistry.resolve(pingRequest) { fatalError("the ping stub did not match") }
-    if resolveRegistry.requests.count > 10_000 { resolveRegistry.reset(); resolveRegistry.stub(.get, "/users/1").respond(.status(200)) }
+    if resolveRegistry.requests.count > 10_000 {
+        resolveRegistry.reset()
+        resolveRegistry.stub(.get, "/users/1").respond(.status(200))
+    }
 }
 row("(5b) the engine's work per request: capture, match, answer", formatTime(resolveTime), "", "")
 
@@ -213,26 +226,33 @@ let loopbackClient = HTTPClient(session: loopbackSession, baseURL: server.baseUR
 let smallURL = server.baseURL.appendingPathComponent("bytes/100")
 let (rawLoopback, clientLoopback) = try await Measure.interleaved(
     iterations: iterations(300), { await Scenarios.rawGet(loopbackSession, smallURL) }, { _ = try await loopbackClient.get(smallURL) })
-row("(6) loopback GET, sequential: raw `URLSession` / `HTTPClient`", "\(formatTime(rawLoopback)) / \(formatTime(clientLoopback))",
+row(
+    "(6) loopback GET, sequential: raw `URLSession` / `HTTPClient`", "\(formatTime(rawLoopback)) / \(formatTime(clientLoopback))",
     "\(ratio(clientLoopback, rawLoopback)) of raw", "<= 1.03x raw")
 let smallRequest = URLRequest(url: smallURL)
 let (rawRequestLoopback, clientLoopback2) = try await Measure.interleaved(
     iterations: iterations(300), { await Scenarios.rawGet(loopbackSession, smallRequest) }, { _ = try await loopbackClient.get(smallURL) })
-row("(6b) loopback GET, sequential, raw from a `URLRequest` / `HTTPClient`", "\(formatTime(rawRequestLoopback)) / \(formatTime(clientLoopback2))",
+row(
+    "(6b) loopback GET, sequential, raw from a `URLRequest` / `HTTPClient`",
+    "\(formatTime(rawRequestLoopback)) / \(formatTime(clientLoopback2))",
     "\(ratio(clientLoopback2, rawRequestLoopback)) of raw", "")
 let concurrency = 64
-let concurrent = try await Measure.interleaved(iterations: iterations(10), {
-    await withTaskGroup(of: Void.self) { group in
-        for _ in 0..<concurrency { group.addTask { await Scenarios.rawGet(loopbackSession, smallURL) } }
-    }
-}, {
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        for _ in 0..<concurrency { group.addTask { _ = try await loopbackClient.get(smallURL) } }
-        try await group.waitForAll()
-    }
-})
+let concurrent = try await Measure.interleaved(
+    iterations: iterations(10),
+    {
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<concurrency { group.addTask { await Scenarios.rawGet(loopbackSession, smallURL) } }
+        }
+    },
+    {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<concurrency { group.addTask { _ = try await loopbackClient.get(smallURL) } }
+            try await group.waitForAll()
+        }
+    })
 let (rawConcurrent, clientConcurrent) = (concurrent.a / Double(concurrency), concurrent.b / Double(concurrency))
-row("(6) loopback GET, 64 concurrent (per request): raw / `HTTPClient`", "\(formatTime(rawConcurrent)) / \(formatTime(clientConcurrent))",
+row(
+    "(6) loopback GET, 64 concurrent (per request): raw / `HTTPClient`", "\(formatTime(rawConcurrent)) / \(formatTime(clientConcurrent))",
     "\(ratio(clientConcurrent, rawConcurrent)) of raw", "<= 1.03x raw")
 try await server.stop()
 
@@ -251,7 +271,8 @@ func peakMemory(raw: Bool) throws -> Double {
 }
 let peakRaw = try peakMemory(raw: true)
 let peak = try peakMemory(raw: false)
-row("(7) peak memory above baseline, \(bodySize >> 20) MB body over loopback: raw `URLSession` / `HTTPClient`",
+row(
+    "(7) peak memory above baseline, \(bodySize >> 20) MB body over loopback: raw `URLSession` / `HTTPClient`",
     String(format: "%.0f MB / %.0f MB", peakRaw / 1_048_576, peak / 1_048_576),
     String(format: "%.2fx / %.2fx the body", peakRaw / Double(bodySize), peak / Double(bodySize)), "<= 1.5x the body")
 
@@ -261,7 +282,9 @@ let file = Scenarios.httpFile(bodySize: fileSize)
 let parse = Measure.perOperation(iterations: iterations(20)) {
     _ = try? HTTPResponseFile(parsing: file, file: "bench.http")
 }
-row("(8) `.http` parsing, \(fileSize >> 20) MB body", String(format: "%.0f MB/s", Double(file.count) / parse / 1_048_576), "", ">= 100 MB/s")
+row(
+    "(8) `.http` parsing, \(fileSize >> 20) MB body", String(format: "%.0f MB/s", Double(file.count) / parse / 1_048_576), "", ">= 100 MB/s"
+)
 
 let folder = try Scenarios.fixtureFolder(files: 10_000)
 let hit = RecordedRequest(URLRequest(url: URL(string: "https://api.example.com/items/9876") ?? pingURL))
@@ -285,7 +308,8 @@ let configuration = "debug build: numbers are NOT representative (use -c release
 #else
 let configuration = "release build"
 #endif
-print("""
+print(
+    """
     HTTPClient benchmark ratios, \(smoke ? "SMOKE pass (few iterations)" : "full pass"), \(configuration)
     \(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)
 

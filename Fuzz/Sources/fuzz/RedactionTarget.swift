@@ -11,11 +11,13 @@ extension Targets {
     static func redaction(_ data: Data) {
         let bytes = Array(data)
         guard bytes.count >= 2 else { return }
-        let selector = Int(bytes[0]), length = Int(bytes[1]) % 48 + 4
+        let selector = Int(bytes[0])
+        let length = Int(bytes[1]) % 48 + 4
         guard bytes.count >= 2 + length else { return }
         let secret = String(decoding: bytes[2..<(2 + length)], as: UTF8.self)
         let around = bytes[(2 + length)...]
-        let before = Array(around.prefix(around.count / 2)), after = Array(around.dropFirst(around.count / 2))
+        let before = Array(around.prefix(around.count / 2))
+        let after = Array(around.dropFirst(around.count / 2))
         // A secret the placeholder itself spells, or with a NUL (the check's separator), cannot be judged.
         guard !secret.contains("\0"), !Redaction.placeholder.contains(secret), secret.unicodeScalars.count >= 4 else { return }
 
@@ -28,8 +30,9 @@ extension Targets {
         func check(_ output: [UInt8], _ place: String) {
             let separated = replacing(Array(Redaction.placeholder.utf8), with: [0], in: output)
             for form in encoded.forbidden where contains(Array(form.utf8), in: separated) {
-                fail("the secret \(secret.debugDescription) survived as \(form.debugDescription) in the \(place): "
-                     + String(decoding: output.prefix(400), as: UTF8.self).debugDescription)
+                fail(
+                    "the secret \(secret.debugDescription) survived as \(form.debugDescription) in the \(place): "
+                        + String(decoding: output.prefix(400), as: UTF8.self).debugDescription)
             }
         }
         check(Array(redaction.redacted(body: text, contentType: nil)), "body")
@@ -99,7 +102,8 @@ extension Targets {
             let offset = selector % 3
             let padded = Data(repeating: 0x41, count: offset) + Data(bytes) + Data("tail".utf8)
             var written = padded.base64EncodedString()
-            let first = (8 * offset + 5) / 6, last = (8 * (offset + bytes.count)) / 6
+            let first = (8 * offset + 5) / 6
+            let last = (8 * (offset + bytes.count)) / 6
             var core = String(Array(written)[first..<last])
             if selector % 9 == 8 {
                 written = written.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")

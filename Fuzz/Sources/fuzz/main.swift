@@ -24,7 +24,8 @@ let target: @Sendable (Data) -> Void = {
 
 var argumentCount = CommandLine.argc
 var arguments = CommandLine.unsafeArgv
-exit(runFuzzerDriver(&argumentCount, &arguments) { start, count in
-    target(start.map { Data(bytes: $0, count: count) } ?? Data())
-    return 0
-})
+exit(
+    runFuzzerDriver(&argumentCount, &arguments) { start, count in
+        target(start.map { Data(bytes: $0, count: count) } ?? Data())
+        return 0
+    })

@@ -104,8 +104,9 @@ final class RouteHandler: ChannelInboundHandler {
             respond(context, status: 200, json: echo(head, path: path, query: query))
         case (_, "status", let code?):
             let status = Int(code) ?? 500
-            respond(context, status: status, headers: [("X-Status", code)],
-                    json: ["status": status, "message": HTTPResponseStatus(statusCode: status).reasonPhrase])
+            respond(
+                context, status: status, headers: [("X-Status", code)],
+                json: ["status": status, "message": HTTPResponseStatus(statusCode: status).reasonPhrase])
         case (_, "no-content", _):
             respond(context, status: 204, body: nil)
         case (_, "empty", _):
@@ -157,7 +158,8 @@ final class RouteHandler: ChannelInboundHandler {
     private func respond(_ context: ChannelHandlerContext, status: Int, headers: [(String, String)] = [], body: ByteBuffer?) {
         var fields = HTTPHeaders(headers)
         if let body { fields.add(name: "Content-Length", value: String(body.readableBytes)) }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: fields))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: fields))), promise: nil)
         if let body, body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }

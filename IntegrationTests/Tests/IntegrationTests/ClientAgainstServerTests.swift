@@ -6,10 +6,12 @@ import Testing
 
 @Suite("HTTPClient over URLSession against a real server")
 struct ClientAgainstServerTests {
-    @Test("every verb, with and without a body", arguments: [
-        ("GET", nil), ("DELETE", nil), ("OPTIONS", nil),
-        ("POST", "created"), ("PUT", "replaced"), ("PATCH", "patched"), ("POST", nil),
-    ] as [(String, String?)])
+    @Test(
+        "every verb, with and without a body",
+        arguments: [
+            ("GET", nil), ("DELETE", nil), ("OPTIONS", nil),
+            ("POST", "created"), ("PUT", "replaced"), ("PATCH", "patched"), ("POST", nil),
+        ] as [(String, String?)])
     func everyVerb(method: String, body: String?) async throws {
         try await withServer { _, client in
             let request = HTTPClient.Request(method: HTTPMethod(rawValue: method), url: "echo", body: body.map { .text($0) })
@@ -93,7 +95,10 @@ struct ClientAgainstServerTests {
     @Test("large uploads are byte-exact", arguments: [1 << 20, 100 << 20])
     func largeUploads(size: Int) async throws {
         try await withServer { _, client in
-            struct Upload: Decodable { let count: Int; let checksum: String }
+            struct Upload: Decodable {
+                let count: Int
+                let checksum: String
+            }
             let body = patternData(count: size)
             let upload = try await client.send(.post("upload", body: .data(body)), as: Upload.self)
             #expect(upload.count == size)
@@ -192,11 +197,19 @@ struct ClientAgainstServerTests {
     }
 
     @Test func jsonRoundTrip() async throws {
-        struct NewUser: Encodable, Sendable { let name: String; let tags: [String] }
-        struct User: Decodable, Equatable, Sendable { let id: Int; let name: String; let tags: [String] }
+        struct NewUser: Encodable, Sendable {
+            let name: String
+            let tags: [String]
+        }
+        struct User: Decodable, Equatable, Sendable {
+            let id: Int
+            let name: String
+            let tags: [String]
+        }
         try await withServer { server, client in
-            let created = try await client.post(server.baseURL.appendingPathComponent("users"),
-                                                json: NewUser(name: "Ada", tags: ["math", "poetry"]), as: User.self)
+            let created = try await client.post(
+                server.baseURL.appendingPathComponent("users"),
+                json: NewUser(name: "Ada", tags: ["math", "poetry"]), as: User.self)
             #expect(created == User(id: 42, name: "Ada", tags: ["math", "poetry"]))
         }
     }

@@ -14,8 +14,10 @@ extension HTTPClient {
         let task = session.makeDataTask(with: urlRequest) { data, response, error in
             let result = Self.result(data: data, response: response, error: error, requestURL: urlRequest.url, validation: validation)
             if let onEvent {
-                onEvent(HTTPClientEvent(urlRequest: urlRequest, result: result, attempt: attempt, redaction: redaction,
-                                        duration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
+                onEvent(
+                    HTTPClientEvent(
+                        urlRequest: urlRequest, result: result, attempt: attempt, redaction: redaction,
+                        duration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
             }
             completion(result)
         }
@@ -92,8 +94,9 @@ extension HTTPClient {
             }
             if delay != nil, !isIdempotent || number >= limits.maximumAttempts { delay = nil }
             if delay == nil, let policy {
-                delay = policy.delay(after: result, attempt: number, isIdempotent: isIdempotent,
-                                     now: scheduler.now(), random: Double.random(in: 0...1))
+                delay = policy.delay(
+                    after: result, attempt: number, isIdempotent: isIdempotent,
+                    now: scheduler.now(), random: Double.random(in: 0...1))
             }
             guard let delay else { return result }
             do {
@@ -145,8 +148,10 @@ final class PipelineTask: URLSessionDataTaskProtocol {
 }
 
 extension HTTPClientEvent {
-    init(urlRequest: URLRequest, result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int,
-         redaction: Redaction, duration: TimeInterval) {
+    init(
+        urlRequest: URLRequest, result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int,
+        redaction: Redaction, duration: TimeInterval
+    ) {
         let response: HTTPClient.Response?
         let error: HTTPClientError?
         switch result {

@@ -110,9 +110,10 @@ public struct HTTPClient: Sendable {
     ) -> any URLSessionDataTaskProtocol {
         let decoder = self.decoder
         return send(Self.acceptingJSON(request)) { result in
-            completion(result.flatMap { response in
-                Result { () throws(HTTPClientError) in try response.decode(Value.self, using: decoder) }
-            })
+            completion(
+                result.flatMap { response in
+                    Result { () throws(HTTPClientError) in try response.decode(Value.self, using: decoder) }
+                })
         }
     }
 

@@ -84,7 +84,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
         case .transport(let error):
             let url = error.failingURL.map { " for \(redaction.redacted(url: $0.absoluteString))" } ?? ""
             // What the session said beyond the code: an underlying error, or a message of its own.
-            let detail = (error.userInfo[NSUnderlyingErrorKey] as? any Error)?.localizedDescription
+            let detail =
+                (error.userInfo[NSUnderlyingErrorKey] as? any Error)?.localizedDescription
                 ?? error.userInfo[NSLocalizedDescriptionKey] as? String
             let cause = detail.map { "\n" + $0 } ?? ""
             return "The request\(url) failed before a response arrived: \(error.code.name) (URLError \(error.code.rawValue))." + cause

@@ -79,7 +79,8 @@ extension HTTPClient {
         }
 
         /// An `OPTIONS` request to `url` (a `URL` or a path).
-        public static func options(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
+        public static func options(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request
+        {
             Request(method: .options, url: url, query: query, headers: headers)
         }
 

@@ -126,7 +126,8 @@ extension String {
     /// ASCII case-insensitive equality, which is what HTTP field names need. Cheaper than
     /// `lowercased()` on both sides because it allocates nothing.
     package func caseInsensitiveEquals(_ other: String) -> Bool {
-        let lhs = utf8, rhs = other.utf8
+        let lhs = utf8
+        let rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
         for (a, b) in zip(lhs, rhs) where a != b {
             guard a | 0x20 == b | 0x20, (a | 0x20) >= 0x61, (a | 0x20) <= 0x7A else { return false }
@@ -139,13 +140,14 @@ extension String {
     /// Whether this is an RFC 9110 token (`tchar`s only, not empty): what methods and header
     /// names must be.
     package var isHTTPToken: Bool {
-        !isEmpty && utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default:
-                "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        !isEmpty
+            && utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    true
+                default:
+                    "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
             }
-        }
     }
 }

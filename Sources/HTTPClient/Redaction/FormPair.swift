@@ -16,8 +16,9 @@ package struct FormPair: Sendable {
         Substring(text).splitScalars("&").map { raw in
             let parts = raw.splitScalars("=", maxSplits: 1)
             let value = parts.count > 1 ? parts[1] : nil
-            return FormPair(raw: raw, name: decode(parts[0]), value: value.map(decode),
-                            percentDecodedValue: value.map { String($0).removingPercentEncoding ?? String($0) })
+            return FormPair(
+                raw: raw, name: decode(parts[0]), value: value.map(decode),
+                percentDecodedValue: value.map { String($0).removingPercentEncoding ?? String($0) })
         }
     }
 

@@ -52,11 +52,13 @@ struct JSONRedactor {
                     continue
                 }
                 valueStart = Self.skipSpace(input, from: valueStart + 1)
-                let hidden = decisions[name] ?? {
-                    let decision = hides(name)
-                    decisions[name] = decision
-                    return decision
-                }()
+                let hidden =
+                    decisions[name]
+                    ?? {
+                        let decision = hides(name)
+                        decisions[name] = decision
+                        return decision
+                    }()
                 guard valueStart < input.count, hidden else {
                     index = valueStart
                     continue

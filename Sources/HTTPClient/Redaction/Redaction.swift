@@ -186,7 +186,8 @@ public struct Redaction: Sendable {
             changed = scrubbed
         }
         if !customRules.isEmpty {
-            let text = changed.map { String(data: $0, encoding: .utf8) } ?? SecretScanner.withBuffer(body) { String(bytes: $0, encoding: .utf8) }
+            let text =
+                changed.map { String(data: $0, encoding: .utf8) } ?? SecretScanner.withBuffer(body) { String(bytes: $0, encoding: .utf8) }
             if let text {
                 let rewritten = customRules.reduce(text) { text, rule in rule(text) }
                 if rewritten != text { changed = Data(rewritten.utf8) }
@@ -220,7 +221,9 @@ public struct Redaction: Sendable {
     }
 
     /// ``hiddenValues(url:headers:body:contentType:)`` for a body read in place.
-    package func hiddenValues(url: String?, headers: HTTPHeaders, bodyBytes body: UnsafeBufferPointer<UInt8>?, contentType: String?) -> [String] {
+    package func hiddenValues(
+        url: String?, headers: HTTPHeaders, bodyBytes body: UnsafeBufferPointer<UInt8>?, contentType: String?
+    ) -> [String] {
         guard !nameRules.isEmpty else { return [] }
         var values: [String] = []
         for field in headers where hides(name: field.name) {

@@ -11,7 +11,9 @@ public protocol Interceptor: Sendable {
     func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest
 
     /// Looks at the outcome of an attempt and says whether to send the request again.
-    func retry(_ request: URLRequest, after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int) async throws -> RetryDecision
+    func retry(
+        _ request: URLRequest, after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int
+    ) async throws -> RetryDecision
 }
 
 extension Interceptor {

@@ -22,7 +22,8 @@ public enum Timestamps {
                 dayMonthYear[2].count == 2, let day = number(dayMonthYear[0]), let month = month(dayMonthYear[1]),
                 let shortYear = number(dayMonthYear[2])
             else { return nil }
-            let currentYear = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(secondsFromGMT: 0) ?? .current, from: now).year ?? 2000
+            let currentYear =
+                Calendar(identifier: .gregorian).dateComponents(in: TimeZone(secondsFromGMT: 0) ?? .current, from: now).year ?? 2000
             var year = currentYear - currentYear % 100 + shortYear
             if year > currentYear + 50 { year -= 100 }
             return date(year: year, month: month, day: day, time: parts[2])
@@ -108,7 +109,9 @@ public enum Timestamps {
     }
 
     private static func number(_ digits: ArraySlice<UInt8>) -> Int? {
-        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
         return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 

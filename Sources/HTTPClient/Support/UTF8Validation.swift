@@ -13,7 +13,8 @@ package enum UTF8Validation {
                 continue
             }
             let length: Int
-            var lowest: UInt8 = 0x80, highest: UInt8 = 0xBF
+            var lowest: UInt8 = 0x80
+            var highest: UInt8 = 0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
             case 0xE0: (length, lowest) = (3, 0xA0)

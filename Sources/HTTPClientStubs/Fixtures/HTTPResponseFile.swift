@@ -105,10 +105,12 @@ public struct HTTPResponseFile: Sendable, Hashable {
             lineNumber += 1
         }
         guard statusCode != nil else {
-            throw .malformed(file: file, line: lineNumber, reason: "the file is empty: a status line such as \"HTTP/1.1 200 OK\" is required")
+            throw .malformed(
+                file: file, line: lineNumber, reason: "the file is empty: a status line such as \"HTTP/1.1 200 OK\" is required")
         }
-        throw .malformed(file: file, line: lineNumber + 1,
-                         reason: "no blank line after the headers (one is required, even with no body)")
+        throw .malformed(
+            file: file, line: lineNumber + 1,
+            reason: "no blank line after the headers (one is required, even with no body)")
     }
 
     /// The versions a status line may name: HTTP/1.0, HTTP/1.1, and HTTP/2 and HTTP/3 as curl
@@ -120,11 +122,14 @@ public struct HTTPResponseFile: Sendable, Hashable {
     private static func parseStatusLine(_ line: String, file: String, line number: Int) throws(FixtureError) -> Int {
         let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts[0].hasPrefix("HTTP/") else {
-            throw .malformed(file: file, line: number,
-                             reason: "\"\(line.prefix(60))\" is not a status line such as \"HTTP/1.1 200 OK\"")
+            throw .malformed(
+                file: file, line: number,
+                reason: "\"\(line.prefix(60))\" is not a status line such as \"HTTP/1.1 200 OK\"")
         }
         guard knownVersions.contains(parts[0]) else {
-            throw .malformed(file: file, line: number, reason: "\"\(parts[0].prefix(20))\" is not an HTTP version: expected HTTP/1.0, HTTP/1.1, HTTP/2 or HTTP/3")
+            throw .malformed(
+                file: file, line: number,
+                reason: "\"\(parts[0].prefix(20))\" is not an HTTP version: expected HTTP/1.0, HTTP/1.1, HTTP/2 or HTTP/3")
         }
         guard parts.count >= 2, !parts[1].isEmpty else {
             throw .malformed(file: file, line: number, reason: "the status line \"\(line.prefix(60))\" has no status code after one space")
@@ -143,18 +148,24 @@ public struct HTTPResponseFile: Sendable, Hashable {
     /// (obsolete folding), which RFC 9112 forbids.
     private static func parseHeader(_ line: String, file: String, line number: Int) throws(FixtureError) -> (String, String) {
         if line.first == " " || line.first == "\t" {
-            throw .malformed(file: file, line: number, reason: "the line starts with whitespace: folded header lines (obs-fold) are "
-                                 + "not allowed; put the whole value on the header's own line")
+            throw .malformed(
+                file: file, line: number,
+                reason: "the line starts with whitespace: folded header lines (obs-fold) are "
+                    + "not allowed; put the whole value on the header's own line")
         }
         guard let colon = line.firstIndex(of: ":"), colon == line.startIndex || String(line.prefix(1)).isHTTPToken else {
-            throw .malformed(file: file, line: number, reason: "\"\(line.prefix(60))\" is not a header line (\"Name: value\"); "
-                                 + "if the body starts here, put one blank line before it")
+            throw .malformed(
+                file: file, line: number,
+                reason: "\"\(line.prefix(60))\" is not a header line (\"Name: value\"); "
+                    + "if the body starts here, put one blank line before it")
         }
         let name = String(line[..<colon])
         guard name.isHTTPToken else {
-            throw .malformed(file: file, line: number, reason: name.isEmpty
-                ? "the header line \"\(line.prefix(60))\" has no \"Name:\" before its colon"
-                : "the header name \"\(name.prefix(60))\" is not a token (no spaces or separators, none before the colon)")
+            throw .malformed(
+                file: file, line: number,
+                reason: name.isEmpty
+                    ? "the header line \"\(line.prefix(60))\" has no \"Name:\" before its colon"
+                    : "the header name \"\(name.prefix(60))\" is not a token (no spaces or separators, none before the colon)")
         }
         return (name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }

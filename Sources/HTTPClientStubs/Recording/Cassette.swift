@@ -143,7 +143,8 @@ public struct Cassette: Sendable, Equatable {
                 return
             }
             guard let data = Data(base64Encoded: try container.decode(String.self, forKey: .base64)) else {
-                throw DecodingError.dataCorruptedError(forKey: .base64, in: container, debugDescription: "the body is marked base64 but is not valid base64")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .base64, in: container, debugDescription: "the body is marked base64 but is not valid base64")
             }
             self.init(data: data, isText: false)
         }
@@ -249,7 +250,8 @@ public struct Cassette: Sendable, Equatable {
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             guard let text = Timestamps.rfc3339String(date) else {
-                throw EncodingError.invalidValue(date, .init(codingPath: encoder.codingPath, debugDescription: "a recording date outside the years 1...9999"))
+                throw EncodingError.invalidValue(
+                    date, .init(codingPath: encoder.codingPath, debugDescription: "a recording date outside the years 1...9999"))
             }
             try container.encode(text)
         }
@@ -278,7 +280,8 @@ public struct Cassette: Sendable, Equatable {
         guard redaction.hidesValues else { return }
         for (index, interaction) in interactions.enumerated() {
             let number = index + 1
-            let request = interaction.request, response = interaction.response
+            let request = interaction.request
+            let response = interaction.response
             var places: [(String, String)] = [("request URL", request.url)]
             places += request.headers.map { ("request header \($0.name)", $0.value) }
             places += response.headers.map { ("response header \($0.name)", $0.value) }

@@ -30,16 +30,18 @@ extension StubRegistry {
         // Nothing is dropped silently: an interaction that cannot be served fails the test.
         for (index, interaction) in cassette.interactions.enumerated() {
             if let problem = interaction.problem ?? (url(interaction.request.url) == nil ? "its URL cannot be parsed" : nil) {
-                reporting.report("Cannot replay interaction \(index + 1) of the cassette in \"\(name)\": \(problem).", location,
-                                 createdInSwiftTesting)
+                reporting.report(
+                    "Cannot replay interaction \(index + 1) of the cassette in \"\(name)\": \(problem).", location,
+                    createdInSwiftTesting)
             }
         }
         for group in Self.grouped(cassette.interactions, matching: matching, url: url) {
             guard let first = group.first, let key = url(first.request.url) else { continue }
             let stub = stub(HTTPMethod(rawValue: first.request.method), path: .exact(key.path))
-                .matching(.custom("URL \(key.url)") { request in
-                    url(request.url.absoluteString)?.url == key.url
-                })
+                .matching(
+                    .custom("URL \(key.url)") { request in
+                        url(request.url.absoluteString)?.url == key.url
+                    })
             if matching.body {
                 stub.matching(.body(first.request.body?.data ?? Data()))
             }

@@ -39,8 +39,9 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         reporting: FailureReporting = .automatic,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) throws {
-        try self.init(file: file, mode: RecordMode.fromEnvironment(), upstream: upstream, matching: matching, redaction: redaction,
-                      reporting: reporting, fileID: fileID, filePath: filePath, line: line, column: column)
+        try self.init(
+            file: file, mode: RecordMode.fromEnvironment(), upstream: upstream, matching: matching, redaction: redaction,
+            reporting: reporting, fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Opens (or prepares to record) the cassette at `file`.
@@ -68,8 +69,9 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         self.upstream = upstream
         self.matching = matching
         self.redaction = redaction
-        stubs = StubRegistry("cassette \(file.lastPathComponent)", reporting: reporting,
-                             fileID: fileID, filePath: filePath, line: line, column: column)
+        stubs = StubRegistry(
+            "cassette \(file.lastPathComponent)", reporting: reporting,
+            fileID: fileID, filePath: filePath, line: line, column: column)
         switch mode {
         case .none:
             guard exists else {
@@ -103,7 +105,8 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         if replays {
             switch stubs.resolve(request, reportingMisses: !records) {
             case .respond(let response, _, _):
-                return MockURLSessionDataTask.answering(request, with: response.completionArguments(for: request), completion: completionHandler)
+                return MockURLSessionDataTask.answering(
+                    request, with: response.completionArguments(for: request), completion: completionHandler)
             case .unmatched(let error) where !records:
                 return MockURLSessionDataTask.answering(request, with: (nil, nil, error), completion: completionHandler)
             case .failed(let error):
@@ -148,7 +151,9 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         if replays { stubs.replay(Cassette(interactions: [interaction]), matching: matching, redaction: redaction) }
     }
 
-    private static func interaction(_ request: RecordedRequest, _ response: HTTPURLResponse, _ body: Data, duration: TimeInterval) -> Cassette.Interaction {
+    private static func interaction(
+        _ request: RecordedRequest, _ response: HTTPURLResponse, _ body: Data, duration: TimeInterval
+    ) -> Cassette.Interaction {
         Cassette.Interaction(
             request: Cassette.Request(
                 method: request.method.rawValue, url: request.url.absoluteString,

@@ -78,14 +78,18 @@ extension Cassette {
             guard (100...599).contains(status) else {
                 throw .invalidHAR(file: file, reason: "entry \(index + 1) has status \(entry.response.status)")
             }
-            let requestBody = try Self.body(entry.request.postData?.text, encoding: entry.request.postData?.encoding, entry: index, file: file)
-            let responseBody = try Self.body(entry.response.content?.text, encoding: entry.response.content?.encoding, entry: index, file: file)
-            interactions.append(Interaction(
-                request: Request(method: entry.request.method.uppercased(), url: entry.request.url,
-                                 headers: Self.headers(entry.request.headers), body: requestBody),
-                response: Response(status: status, headers: Self.headers(entry.response.headers), body: responseBody),
-                duration: (entry.time ?? 0) / 1000,
-                recordedAt: entry.startedDateTime.flatMap(Timestamps.rfc3339) ?? Date(timeIntervalSince1970: 0)))
+            let requestBody = try Self.body(
+                entry.request.postData?.text, encoding: entry.request.postData?.encoding, entry: index, file: file)
+            let responseBody = try Self.body(
+                entry.response.content?.text, encoding: entry.response.content?.encoding, entry: index, file: file)
+            interactions.append(
+                Interaction(
+                    request: Request(
+                        method: entry.request.method.uppercased(), url: entry.request.url,
+                        headers: Self.headers(entry.request.headers), body: requestBody),
+                    response: Response(status: status, headers: Self.headers(entry.response.headers), body: responseBody),
+                    duration: (entry.time ?? 0) / 1000,
+                    recordedAt: entry.startedDateTime.flatMap(Timestamps.rfc3339) ?? Date(timeIntervalSince1970: 0)))
         }
         self.init(interactions: interactions)
         try validate(file: file)

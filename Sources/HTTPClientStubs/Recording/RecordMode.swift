@@ -32,7 +32,10 @@ public enum RecordMode: String, Sendable, CaseIterable {
     /// Parses `none`, `once`, `new_episodes` (or `newEpisodes`), `all`.
     public init?(name: String) {
         let normalized = name.lowercased().replacingOccurrences(of: "-", with: "_")
-        if normalized == "newepisodes" { self = .newEpisodes; return }
+        if normalized == "newepisodes" {
+            self = .newEpisodes
+            return
+        }
         self.init(rawValue: normalized)
     }
 }

@@ -20,7 +20,8 @@ extension Redaction {
 
     /// This redaction, also hiding every value its name rules hide anywhere in `interaction`.
     func scrubbing(_ interaction: Cassette.Interaction) -> Redaction {
-        let request = interaction.request, response = interaction.response
+        let request = interaction.request
+        let response = interaction.response
         return hiding(
             hiddenValues(url: request.url, in: request.headers, request.body)
                 + hiddenValues(url: nil, in: response.headers, response.body))

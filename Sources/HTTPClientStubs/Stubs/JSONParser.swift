@@ -171,7 +171,8 @@ struct JSONParser<Builder: JSONBuilder> {
     private mutating func literal(_ text: StaticString) throws(Failure) {
         let count = text.utf8CodeUnitCount
         guard index + count <= bytes.count,
-            UnsafeBufferPointer(rebasing: bytes[index..<(index + count)]).elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: count))
+            UnsafeBufferPointer(rebasing: bytes[index..<(index + count)]).elementsEqual(
+                UnsafeBufferPointer(start: text.utf8Start, count: count))
         else { throw failure("a value was expected") }
         index += count
     }

@@ -73,7 +73,8 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         case .string(let value): return Self.quote(value)
         case .array(let values): return "[" + values.map(\.description).joined(separator: ",") + "]"
         case .object(let members):
-            return "{" + members.sorted { $0.key < $1.key }
+            return "{"
+                + members.sorted { $0.key < $1.key }
                 .map { "\(Self.quote($0.key)):\($0.value.description)" }.joined(separator: ",") + "}"
         }
     }

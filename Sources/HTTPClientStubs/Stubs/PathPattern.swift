@@ -23,12 +23,13 @@ public struct PathPattern: Sendable, Hashable, ExpressibleByStringLiteral, Custo
     public init(_ pattern: String) {
         description = pattern
         if pattern.contains("{") {
-            kind = .template(pattern.split(separator: "/", omittingEmptySubsequences: false).map { part in
-                if part.hasPrefix("{"), part.hasSuffix("}"), part.count > 2 {
-                    return .capture(String(part.dropFirst().dropLast()))
-                }
-                return .literal(String(part))
-            })
+            kind = .template(
+                pattern.split(separator: "/", omittingEmptySubsequences: false).map { part in
+                    if part.hasPrefix("{"), part.hasSuffix("}"), part.count > 2 {
+                        return .capture(String(part.dropFirst().dropLast()))
+                    }
+                    return .literal(String(part))
+                })
         } else {
             kind = .exact(pattern)
         }

@@ -58,8 +58,9 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             if count == 0 { break }
             if count < 0 {
                 let reason = stream.streamError.map { "\($0.localizedDescription)" } ?? "the stream reported an error"
-                failure = BodyStreamError(request: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "about:blank")",
-                                          bytesRead: data.count, reason: reason)
+                failure = BodyStreamError(
+                    request: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "about:blank")",
+                    bytesRead: data.count, reason: reason)
                 break
             }
             data.append(buffer, count: count)

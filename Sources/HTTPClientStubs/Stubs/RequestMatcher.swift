@@ -110,8 +110,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
             case .pass(let captures):
                 return Evaluation(matched: true, captures: captures, failures: [], passedConditions: 1, totalConditions: 1)
             case .fail(let reason, let nearness):
-                return Evaluation(matched: false, captures: [:], failures: [reason], passedConditions: 0, totalConditions: 1,
-                                  nearness: nearness)
+                return Evaluation(
+                    matched: false, captures: [:], failures: [reason], passedConditions: 0, totalConditions: 1,
+                    nearness: nearness)
             }
         case .all(let nodes):
             var total = Evaluation(matched: true, captures: [:], failures: [], passedConditions: 0, totalConditions: 0)
@@ -135,8 +136,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         case .not(let inner):
             let part = evaluate(inner, request)
             return part.matched
-                ? Evaluation(matched: false, captures: [:], failures: ["request matched !(\(describe(inner)))"],
-                             passedConditions: 0, totalConditions: 1)
+                ? Evaluation(
+                    matched: false, captures: [:], failures: ["request matched !(\(describe(inner)))"],
+                    passedConditions: 0, totalConditions: 1)
                 : Evaluation(matched: true, captures: [:], failures: [], passedConditions: 1, totalConditions: 1)
         }
     }

@@ -93,8 +93,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Stub {
         let parsed = StubTarget(target)
-        return register(method, parsed.path, also: parsed.otherConditions,
-                        site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        return register(
+            method, parsed.path, also: parsed.otherConditions,
+            site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Stubs requests with any method to `target` (see ``stub(_:_:fileID:filePath:line:column:)``).
@@ -250,7 +251,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     /// Visits two id-ordered lists together, newest (highest id) first, until `body` returns true.
     private static func forEachNewestFirst(_ indexed: [Stub], _ scanned: [Stub], _ body: (Stub) -> Bool) {
-        var i = indexed.count - 1, s = scanned.count - 1
+        var i = indexed.count - 1
+        var s = scanned.count - 1
         while i >= 0 || s >= 0 {
             let stub: Stub
             if s < 0 || (i >= 0 && indexed[i].id > scanned[s].id) {

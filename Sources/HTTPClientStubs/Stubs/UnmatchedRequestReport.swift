@@ -36,12 +36,14 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
         self.request = request
         registryName = registry.name
         let contentType = request.headers["Content-Type"]
-        redaction = registry.redaction.hiding(registry.redaction.hiddenValues(
-            url: request.url.absoluteString, headers: request.headers, body: request.body, contentType: contentType))
+        redaction = registry.redaction.hiding(
+            registry.redaction.hiddenValues(
+                url: request.url.absoluteString, headers: request.headers, body: request.body, contentType: contentType))
         // Redacting a window a little wider than what is shown keeps the cost bounded and
         // still hides a value that straddles the cut.
         let window = request.body.prefix(Self.bodyLimit * 4)
-        shownBody = request.body.isEmpty ? nil : TextExcerpt(redaction.redacted(body: window, contentType: contentType), limit: Self.bodyLimit)
+        shownBody =
+            request.body.isEmpty ? nil : TextExcerpt(redaction.redacted(body: window, contentType: contentType), limit: Self.bodyLimit)
         candidates = stubs.reversed().map { stub in
             let evaluation = stub.matcher.evaluate(request)
             var reasons = evaluation.failures
@@ -51,9 +53,10 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
             return Candidate(stub: stub.description, location: stub.location, reasons: reasons, closeness: evaluation.closeness)
         }
         .enumerated().sorted { ($0.element.closeness, -$0.offset) > ($1.element.closeness, -$1.offset) }.map(\.element)
-        snippet = Self.snippet(method: request.method, url: redaction.redacted(url: request.url.absoluteString),
-                               body: request.body.count <= Self.bodyLimit ? shownBody?.text : nil, bodySize: request.body.count,
-                               isJSON: request.body.count <= Self.bodyLimit && request.json != nil)
+        snippet = Self.snippet(
+            method: request.method, url: redaction.redacted(url: request.url.absoluteString),
+            body: request.body.count <= Self.bodyLimit ? shownBody?.text : nil, bodySize: request.body.count,
+            isJSON: request.body.count <= Self.bodyLimit && request.json != nil)
     }
 
     public var description: String {
@@ -92,7 +95,8 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
     /// Swift that stubs a request like this one. `body` is the redacted body text to match, or
     /// `nil` when it is binary or too long to paste (then a comment says so).
     static func snippet(method: HTTPMethod, url: String, body: String?, bodySize: Int, isJSON: Bool) -> String {
-        let method = [HTTPMethod.get, .post, .put, .patch, .delete, .head, .options].contains(method)
+        let method =
+            [HTTPMethod.get, .post, .put, .patch, .delete, .head, .options].contains(method)
             ? ".\(method.rawValue.lowercased())" : "\"\(method.rawValue)\""
         var code = "stubs.stub(\(method), \(swiftLiteral(url)))"
         if let body {

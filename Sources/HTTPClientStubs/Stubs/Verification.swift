@@ -42,8 +42,9 @@ extension StubRegistry {
         _ stub: Stub, requested expected: CallCount = .atLeast(1),
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Bool {
-        check(stub.description, requested: stub.callCount, expected,
-              CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        check(
+            stub.description, requested: stub.callCount, expected,
+            CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Checks how many requests, stubbed or not, satisfy `matcher` (like WebMock's
@@ -53,8 +54,9 @@ extension StubRegistry {
         requestsMatching matcher: RequestMatcher, count expected: CallCount = .atLeast(1),
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Bool {
-        check(matcher.description, requested: requests.filter { matcher.matches($0) != nil }.count, expected,
-              CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        check(
+            matcher.description, requested: requests.filter { matcher.matches($0) != nil }.count, expected,
+            CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Checks that each stub was first requested after the one before it.
@@ -71,8 +73,9 @@ extension StubRegistry {
         }
         let numbers = firsts.compactMap { $0 }
         if numbers == numbers.sorted() { return true }
-        fail("Expected requests in the order \(stubs.map(\.description).joined(separator: ", then ")), "
-             + "but they arrived otherwise.\n" + requestLog(), site)
+        fail(
+            "Expected requests in the order \(stubs.map(\.description).joined(separator: ", then ")), "
+                + "but they arrived otherwise.\n" + requestLog(), site)
         return false
     }
 
@@ -83,9 +86,10 @@ extension StubRegistry {
     ) -> Bool {
         let unmatched = unmatchedRequests
         guard !unmatched.isEmpty else { return true }
-        fail("\(unmatched.count) request\(unmatched.count == 1 ? "" : "s") matched no stub:\n\n"
-             + unmatched.map(\.description).joined(separator: "\n\n"),
-             CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        fail(
+            "\(unmatched.count) request\(unmatched.count == 1 ? "" : "s") matched no stub:\n\n"
+                + unmatched.map(\.description).joined(separator: "\n\n"),
+            CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
         return false
     }
 
@@ -96,10 +100,11 @@ extension StubRegistry {
     ) -> Bool {
         let unused = unusedStubs
         guard !unused.isEmpty else { return true }
-        fail("\(unused.count) stub\(unused.count == 1 ? " was" : "s were") never requested in \"\(name)\":\n"
-             + unused.map { "  - \($0)  (\($0.location))" }.joined(separator: "\n")
-             + "\nRemove \(unused.count == 1 ? "it" : "them") or mark with .allowingUnused().",
-             CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        fail(
+            "\(unused.count) stub\(unused.count == 1 ? " was" : "s were") never requested in \"\(name)\":\n"
+                + unused.map { "  - \($0)  (\($0.location))" }.joined(separator: "\n")
+                + "\nRemove \(unused.count == 1 ? "it" : "them") or mark with .allowingUnused().",
+            CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
         return false
     }
 
@@ -127,6 +132,8 @@ extension StubRegistry {
     private func requestLog() -> String {
         let all = requests
         guard !all.isEmpty else { return "No requests were made to \"\(name)\"." }
-        return "Requests made to \"\(name)\":\n" + all.enumerated().map { "  \($0.offset + 1). \($0.element.method) \(redaction.redacted(url: $0.element.url.absoluteString))" }.joined(separator: "\n")
+        return "Requests made to \"\(name)\":\n"
+            + all.enumerated().map { "  \($0.offset + 1). \($0.element.method) \(redaction.redacted(url: $0.element.url.absoluteString))" }
+            .joined(separator: "\n")
     }
 }

@@ -27,16 +27,24 @@ class StubURLProtocol: URLProtocol {
     override func startLoading() {
         let clientThread = ClientThread.ofStartLoading()
         guard Self.registrySlot >= 0 else {
-            fail(with: URLError(.unknown, userInfo: [
-                NSLocalizedDescriptionKey: "More than \(ProtocolSlots.shared.capacity) StubRegistry instances with URLSessions are alive at once: "
-                    + "let registries of finished tests go, or use MockURLSession(stubs:), which has no limit.",
-            ]), on: clientThread)
+            fail(
+                with: URLError(
+                    .unknown,
+                    userInfo: [
+                        NSLocalizedDescriptionKey:
+                            "More than \(ProtocolSlots.shared.capacity) StubRegistry instances with URLSessions are alive at once: "
+                            + "let registries of finished tests go, or use MockURLSession(stubs:), which has no limit."
+                    ]), on: clientThread)
             return
         }
         guard let registry = ProtocolSlots.shared.registry(at: Self.registrySlot) else {
-            fail(with: URLError(.unknown, userInfo: [
-                NSLocalizedDescriptionKey: "The StubRegistry of this URLSession no longer exists: keep the registry alive as long as its session.",
-            ]), on: clientThread)
+            fail(
+                with: URLError(
+                    .unknown,
+                    userInfo: [
+                        NSLocalizedDescriptionKey:
+                            "The StubRegistry of this URLSession no longer exists: keep the registry alive as long as its session."
+                    ]), on: clientThread)
             return
         }
         switch registry.resolve(request) {

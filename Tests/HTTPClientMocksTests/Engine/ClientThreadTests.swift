@@ -1,8 +1,9 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
-@testable import HTTPClientStubs
 import Testing
+
+@testable import HTTPClientStubs
 
 /// The URLProtocol transport calls its client where `ClientThread` says: on Darwin the thread
 /// that called `startLoading` (through its run loop), on Linux where the work finishes.

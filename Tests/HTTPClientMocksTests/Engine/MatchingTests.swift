@@ -89,8 +89,9 @@ struct MatchingTests {
     }
 
     @Test func formFieldsAreDecoded() {
-        let post = request("POST", "https://h/", headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                           body: Data("name=Ada+Lovelace&lang=en%26fr&empty=".utf8))
+        let post = request(
+            "POST", "https://h/", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Data("name=Ada+Lovelace&lang=en%26fr&empty=".utf8))
         #expect(evaluate(.formBody(["name": "Ada Lovelace", "lang": "en&fr"]), post).matched)
         #expect(evaluate(.formBody(["empty": ""]), post).matched)
         #expect(!evaluate(.formBody(["name": "Bo"]), post).matched)

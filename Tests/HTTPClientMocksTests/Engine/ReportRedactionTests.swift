@@ -18,9 +18,10 @@ struct ReportRedactionTests {
         let stubs = StubRegistry(reporting: .disabled)
         // A near miss whose reason would quote the request's query.
         stubs.stub(.post, "/x").matching(.query(["access_token": "other"]))
-        let sent = request("POST", "https://api.example.com/x?api_key=k-1111&access_token=t-2222",
-                           headers: ["X-Api-Key": "xk-3333", "Content-Type": "application/json"],
-                           body: Data(#"{"user": "ann", "password": "pw-4444"}"#.utf8))
+        let sent = request(
+            "POST", "https://api.example.com/x?api_key=k-1111&access_token=t-2222",
+            headers: ["X-Api-Key": "xk-3333", "Content-Type": "application/json"],
+            body: Data(#"{"user": "ann", "password": "pw-4444"}"#.utf8))
         let report = try #require(miss(sent, in: stubs))
         for credential in Self.credentials {
             #expect(!report.description.contains(credential), "\(credential) in the report")

@@ -29,14 +29,17 @@ struct StubResponseTests {
         stubs.stub(.get, "/missing").respond(.file(file.appendingPathExtension("nope")))
         #expect(try await client.send(.get("file")).text == #"{"from":"file"}"#)
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("missing")) }
-        #expect(error?.underlyingError as? FixtureError
-                    == .unreadable(file: file.appendingPathExtension("nope").path, reason: "No such file or directory"))
+        #expect(
+            error?.underlyingError as? FixtureError
+                == .unreadable(file: file.appendingPathExtension("nope").path, reason: "No such file or directory"))
         #expect(error?.description.contains("cannot be read (No such file or directory)") == true)
     }
 
-    @Test("transport errors are delivered as URLErrors", arguments: [
-        URLError.Code.timedOut, .notConnectedToInternet, .networkConnectionLost,
-    ])
+    @Test(
+        "transport errors are delivered as URLErrors",
+        arguments: [
+            URLError.Code.timedOut, .notConnectedToInternet, .networkConnectionLost,
+        ])
     func transportErrors(code: URLError.Code) async {
         stubs.stub(.get, "/down").respond(.error(code))
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("down")) }
@@ -47,8 +50,10 @@ struct StubResponseTests {
         stubs.stub(.post, "/users/{id}/notes").respond { request in
             .text("\(request.pathParameters["id"] ?? "?") \(request.queryItems.first?.value ?? "") \(request.text ?? "")")
         }
-        let response = try await client.send(.init(method: .post, url: "users/7/notes", query: [URLQueryItem(name: "q", value: "x")],
-                                                   body: .text("body")))
+        let response = try await client.send(
+            .init(
+                method: .post, url: "users/7/notes", query: [URLQueryItem(name: "q", value: "x")],
+                body: .text("body")))
         #expect(response.text == "7 x body")
     }
 
@@ -81,7 +86,8 @@ struct StubResponseTests {
     @Test func timesLimitsMatchesAndOnceIsOneShot() {
         let limited = stubs.stub(.get, "/t").respond(.status(200)).times(2)
         let once = stubs.stub(.get, "/o").respond(.status(200)).once()
-        let t = request("GET", "https://h/t"), o = request("GET", "https://h/o")
+        let t = request("GET", "https://h/t")
+        let o = request("GET", "https://h/o")
         #expect([stubs.status(for: t), stubs.status(for: t), stubs.status(for: t)] == [200, 200, nil])
         #expect([stubs.status(for: o), stubs.status(for: o)] == [200, nil])
         #expect(limited.isExhausted && once.isExhausted)

@@ -1,15 +1,19 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
-@testable import HTTPClientStubs
 import Testing
+
+@testable import HTTPClientStubs
 
 @Suite("URLProtocol transport")
 struct URLProtocolTransportTests {
     let failures = CollectedFailures()
 
     @Test func httpClientOverARealURLSessionIsStubbed() async throws {
-        struct User: Codable, Equatable, Sendable { let id: Int; let name: String }
+        struct User: Codable, Equatable, Sendable {
+            let id: Int
+            let name: String
+        }
         let stubs = StubRegistry(reporting: failures.reporting)
         stubs.stub(.get, "https://api.example.com/users/{id}").respond { request in
             try .json(User(id: Int(request.pathParameters["id"] ?? "") ?? 0, name: "Ada"), headers: ["ETag": "x1"])
@@ -132,7 +136,8 @@ struct URLProtocolTransportTests {
     }
 
     @Test func twoRegistriesGetTwoProtocolClassesAndKeepTheirOwnStubs() async throws {
-        let first = StubRegistry(reporting: .disabled), second = StubRegistry(reporting: .disabled)
+        let first = StubRegistry(reporting: .disabled)
+        let second = StubRegistry(reporting: .disabled)
         first.stub(.get, "/who").respond(.text("first"))
         second.stub(.get, "/who").respond(.text("second"))
         #expect(ObjectIdentifier(first.urlProtocolClass) != ObjectIdentifier(second.urlProtocolClass))

@@ -11,7 +11,8 @@ struct UnmatchedRequestTests {
         stubs.stub(.post, "/users")
         stubs.stub(.get, "/users/1")
         stubs.stub(.get, "/users/{id}/avatar")
-        let sent = request("GET", "https://api.example.com/users/2", headers: ["Accept": "application/json", "Authorization": "Bearer s3cret"])
+        let sent = request(
+            "GET", "https://api.example.com/users/2", headers: ["Accept": "application/json", "Authorization": "Bearer s3cret"])
 
         guard case .unmatched(let error) = stubs.resolve(sent) else {
             Issue.record("expected a miss")
@@ -19,26 +20,31 @@ struct UnmatchedRequestTests {
         }
 
         let report = error.report
-        #expect(report.candidates.map(\.stub) == [
-            "method GET && path /users/1", "method GET && path /users/{id}/avatar", "method POST && path /users",
-        ])
+        #expect(
+            report.candidates.map(\.stub) == [
+                "method GET && path /users/1", "method GET && path /users/{id}/avatar", "method POST && path /users",
+            ])
         #expect(report.candidates[0].reasons == ["path /users/2 != /users/1"])
         #expect(report.candidates[2].reasons == ["method GET != POST", "path /users/2 != /users"])
         #expect(!report.description.contains("s3cret"))
-        #expect(report.description.hasPrefix("""
-            Unmatched request in "profile tests": no stub matches
-              GET https://api.example.com/users/2
-              Accept: application/json
-              Authorization: REDACTED
+        #expect(
+            report.description.hasPrefix(
+                """
+                Unmatched request in "profile tests": no stub matches
+                  GET https://api.example.com/users/2
+                  Accept: application/json
+                  Authorization: REDACTED
 
-            Registered stubs, closest first:
-              1. method GET && path /users/1  (HTTPClientMocksTests/UnmatchedRequestTests.swift:
-            """))
-        #expect(report.description.hasSuffix("""
-            To stub it:
-              stubs.stub(.get, "https://api.example.com/users/2")
-                  .respond(.status(200))
-            """))
+                Registered stubs, closest first:
+                  1. method GET && path /users/1  (HTTPClientMocksTests/UnmatchedRequestTests.swift:
+                """))
+        #expect(
+            report.description.hasSuffix(
+                """
+                To stub it:
+                  stubs.stub(.get, "https://api.example.com/users/2")
+                      .respond(.status(200))
+                """))
         #expect(failures.all == [report.description])
         #expect(stubs.unmatchedRequests.count == 1)
     }
@@ -50,16 +56,19 @@ struct UnmatchedRequestTests {
             Issue.record("expected a miss")
             return
         }
-        #expect(error.report.snippet == #"""
-            stubs.stub(.post, "https://api.example.com/notes?draft=1")
-                .matching(.jsonBody(raw: #"{"title": "Hi \"there\""}"#))
-                .respond(.status(200))
-            """#)
+        #expect(
+            error.report.snippet == #"""
+                stubs.stub(.post, "https://api.example.com/notes?draft=1")
+                    .matching(.jsonBody(raw: #"{"title": "Hi \"there\""}"#))
+                    .respond(.status(200))
+                """#)
         // The snippet, pasted:
         stubs.stub(.post, "https://api.example.com/notes?draft=1")
             .matching(.jsonBody(raw: #"{"title": "Hi \"there\""}"#))
             .respond(.status(200))
-        #expect(stubs.status(for: request("POST", "https://api.example.com/notes?draft=1", body: Data(#"{"title": "Hi \"there\""}"#.utf8))) == 200)
+        #expect(
+            stubs.status(for: request("POST", "https://api.example.com/notes?draft=1", body: Data(#"{"title": "Hi \"there\""}"#.utf8)))
+                == 200)
     }
 
     @Test func strictByDefaultTheTestFailsAndTheClientGetsTheReport() async throws {

@@ -30,10 +30,11 @@ struct VerificationTests {
         _ = stubs.resolve(request("GET", "https://h/orders"))
         #expect(!stubs.verify(list, requested: .exactly(2)))
         #expect(!stubs.verify(list, requested: .never))
-        #expect(failures.all == [
-            "Expected list orders to be requested exactly 2 times, but it was requested 1 time.\nRequests made to \"orders\":\n  1. GET https://h/orders",
-            "Expected list orders to be requested exactly 0 times, but it was requested 1 time.\nRequests made to \"orders\":\n  1. GET https://h/orders",
-        ])
+        #expect(
+            failures.all == [
+                "Expected list orders to be requested exactly 2 times, but it was requested 1 time.\nRequests made to \"orders\":\n  1. GET https://h/orders",
+                "Expected list orders to be requested exactly 0 times, but it was requested 1 time.\nRequests made to \"orders\":\n  1. GET https://h/orders",
+            ])
     }
 
     @Test func failuresAreReportedAtTheCallersLine() {
@@ -58,7 +59,9 @@ struct VerificationTests {
 
     @Test func requestOrder() {
         let stubs = self.stubs
-        let login = stubs.stub(.post, "/login"), fetch = stubs.stub(.get, "/me"), never = stubs.stub(.get, "/never")
+        let login = stubs.stub(.post, "/login")
+        let fetch = stubs.stub(.get, "/me")
+        let never = stubs.stub(.get, "/never")
         _ = stubs.resolve(request("POST", "https://h/login"))
         _ = stubs.resolve(request("GET", "https://h/me"))
         #expect(stubs.verifyOrder(login, fetch))

@@ -25,12 +25,15 @@ struct CassetteRedactionTests {
     static func leakedForms(of value: String, in data: Data) -> [String] {
         let text = String(decoding: data, as: UTF8.self)
         let bytes = Array(value.utf8)
-        var forms = [value, value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value,
-                     (value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value).lowercased(),
-                     value.replacingOccurrences(of: "/", with: "\\/")]
+        var forms = [
+            value, value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value,
+            (value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value).lowercased(),
+            value.replacingOccurrences(of: "/", with: "\\/"),
+        ]
         for offset in 0..<3 {
             let encoded = Array((Data(repeating: 0, count: offset) + Data(bytes)).base64EncodedString().utf8)
-            let first = (8 * offset + 5) / 6, last = (8 * (offset + bytes.count)) / 6
+            let first = (8 * offset + 5) / 6
+            let last = (8 * (offset + bytes.count)) / 6
             forms.append(String(decoding: encoded[first..<last], as: UTF8.self))
         }
         return forms.filter { text.contains($0) }
@@ -39,7 +42,8 @@ struct CassetteRedactionTests {
     @Test func aSecretTheClientPercentEncodesInTheQueryAndPathIsNotWritten() async throws {
         let api = try #require(upstream.stubs)
         api.stub(path: .prefix("/files")).respond(.text("ok"))
-        var request = HTTPClient.Request.get(testURL("https://h/files/\(Self.secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"))
+        var request = HTTPClient.Request.get(
+            testURL("https://h/files/\(Self.secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"))
         request.query = [URLQueryItem(name: "q", value: Self.secret)]
         _ = try await record().send(request)
         let written = try Data(contentsOf: file)
@@ -49,7 +53,8 @@ struct CassetteRedactionTests {
 
     @Test func aSecretTheServerSendsLowercaseEncodedOrJSONEscapedIsNotWritten() async throws {
         let api = try #require(upstream.stubs)
-        api.stub(.get, "/echo").respond(.json(raw: #"{"a": "SEKRIT-value%2f1%2b2", "b": "SEKRIT-value\/1+2", "c": "\u0053EKRIT-value/1+2"}"#))
+        api.stub(.get, "/echo").respond(
+            .json(raw: #"{"a": "SEKRIT-value%2f1%2b2", "b": "SEKRIT-value\/1+2", "c": "\u0053EKRIT-value/1+2"}"#))
         _ = try await record().get(testURL("https://h/echo"))
         let written = try Data(contentsOf: file)
         #expect(Self.leakedForms(of: Self.secret, in: written).isEmpty)
@@ -64,8 +69,10 @@ struct CassetteRedactionTests {
             let echoed = Data([0xFF, 0xFE, 0x01]) + Data((request.headers["Authorization"] ?? "").utf8) + Data([0x00, 0x9F])
             return .status(200, headers: ["Content-Type": "application/octet-stream"], body: echoed)
         }
-        _ = try await HTTPClient(session: try CassetteSession(file: file, mode: .all, upstream: upstream, reporting: .disabled),
-                                 headers: ["Authorization": "Bearer \(token)"]).get(testURL("https://h/blob"))
+        _ = try await HTTPClient(
+            session: try CassetteSession(file: file, mode: .all, upstream: upstream, reporting: .disabled),
+            headers: ["Authorization": "Bearer \(token)"]
+        ).get(testURL("https://h/blob"))
         let written = try Data(contentsOf: file)
         #expect(Self.leakedForms(of: token, in: written).isEmpty)
         let cassette = try Cassette(contentsOf: file)
@@ -102,8 +109,9 @@ struct CassetteRedactionTests {
     @Test func aWriteNamesTheInteractionAndThePlaceOfALeftoverSecret() throws {
         let cassette = Cassette(interactions: [
             .init(request: .init(method: "GET", url: "https://h/a"), response: .init(status: 200)),
-            .init(request: .init(method: "GET", url: "https://h/b", headers: [.init(name: "X-Echo", value: "k%2Fv")]),
-                  response: .init(status: 200)),
+            .init(
+                request: .init(method: "GET", url: "https://h/b", headers: [.init(name: "X-Echo", value: "k%2Fv")]),
+                response: .init(status: 200)),
         ])
         let error = #expect(throws: CassetteError.self) { try cassette.write(to: file, refusing: .none.secret("k/v")) }
         guard case .secretWouldBeWritten(let path, let interaction, let place)? = error else {
@@ -134,16 +142,18 @@ struct CassetteValidationTests {
             + #""response": {"status": \#(status), "headers": []}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}]}"#
     }
 
-    @Test("impossible interactions are errors naming the file and the interaction", arguments: [
-        (file(status: 0), "interaction 2: status 0 is not in 100...599"),
-        (file(status: -1), "interaction 2: status -1 is not in 100...599"),
-        (file(status: 99999), "interaction 2: status 99999 is not in 100...599"),
-        (file(method: "GET /x"), #"interaction 2: method "GET /x" is not an HTTP method"#),
-        (file(method: ""), #"interaction 2: method "" is not an HTTP method"#),
-        (file(url: "x"), #"interaction 2: URL "x" is not an absolute http or https URL"#),
-        (file(url: "ftp://h/x"), #"interaction 2: URL "ftp://h/x" is not an absolute http or https URL"#),
-        (file(url: "https:///x"), #"interaction 2: URL "https:///x" is not an absolute http or https URL"#),
-    ])
+    @Test(
+        "impossible interactions are errors naming the file and the interaction",
+        arguments: [
+            (file(status: 0), "interaction 2: status 0 is not in 100...599"),
+            (file(status: -1), "interaction 2: status -1 is not in 100...599"),
+            (file(status: 99999), "interaction 2: status 99999 is not in 100...599"),
+            (file(method: "GET /x"), #"interaction 2: method "GET /x" is not an HTTP method"#),
+            (file(method: ""), #"interaction 2: method "" is not an HTTP method"#),
+            (file(url: "x"), #"interaction 2: URL "x" is not an absolute http or https URL"#),
+            (file(url: "ftp://h/x"), #"interaction 2: URL "ftp://h/x" is not an absolute http or https URL"#),
+            (file(url: "https:///x"), #"interaction 2: URL "https:///x" is not an absolute http or https URL"#),
+        ])
     func impossibleInteractions(text: String, expected: String) {
         let error = #expect(throws: CassetteError.self) { try Cassette(contentsOf: write(text)) }
         #expect(error?.description.contains("cassette.json: " + expected) == true, "\(String(describing: error))")
@@ -158,11 +168,13 @@ struct CassetteValidationTests {
     @Test func replayingAnInteractionThatCannotBeServedFailsTheTest() {
         let failures = CollectedFailures()
         let stubs = StubRegistry("replay", reporting: failures.reporting)
-        stubs.replay(Cassette(interactions: [
-            .init(request: .init(method: "GET", url: "https://h/a"), response: .init(status: 200)),
-            .init(request: .init(method: "GET", url: "::"), response: .init(status: 200)),
-        ]))
-        #expect(failures.all == [#"Cannot replay interaction 2 of the cassette in "replay": URL "::" is not an absolute http or https URL."#])
+        stubs.replay(
+            Cassette(interactions: [
+                .init(request: .init(method: "GET", url: "https://h/a"), response: .init(status: 200)),
+                .init(request: .init(method: "GET", url: "::"), response: .init(status: 200)),
+            ]))
+        #expect(
+            failures.all == [#"Cannot replay interaction 2 of the cassette in "replay": URL "::" is not an absolute http or https URL."#])
         #expect(stubs.status(for: request("GET", "https://h/a")) == 200)
     }
 
@@ -177,8 +189,9 @@ extension CassetteValidationTests {
     @Test func aRecordedAtThatIsNotRFC3339IsAnErrorNamingTheInteraction() {
         let text = Self.file().replacingOccurrences(of: "2026-11-22T00:00:00Z\"}]}", with: "2026-11-22T00:00:0.40Z\"}]}")
         let error = #expect(throws: CassetteError.self) { try Cassette(contentsOf: write(text)) }
-        #expect(error?.description.contains(#"interaction 2: "2026-11-22T00:00:0.40Z" is not an RFC 3339 date"#) == true,
-                "\(String(describing: error))")
+        #expect(
+            error?.description.contains(#"interaction 2: "2026-11-22T00:00:0.40Z" is not an RFC 3339 date"#) == true,
+            "\(String(describing: error))")
     }
 
     @Test func aFractionalRecordedAtLoadsAsWholeSecondsAndSurvivesAWrite() throws {

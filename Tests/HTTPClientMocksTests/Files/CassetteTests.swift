@@ -22,8 +22,10 @@ struct CassetteTests {
         api.stub(.post, "/users").respond(.status(201))
     }
 
-    func session(_ mode: RecordMode, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard) throws -> CassetteSession {
-        try CassetteSession(file: file, mode: mode, upstream: upstream, matching: matching, redaction: redaction, reporting: failures.reporting)
+    func session(_ mode: RecordMode, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard) throws -> CassetteSession
+    {
+        try CassetteSession(
+            file: file, mode: mode, upstream: upstream, matching: matching, redaction: redaction, reporting: failures.reporting)
     }
 
     func text() throws -> String { try String(contentsOf: file, encoding: .utf8) }
@@ -90,9 +92,10 @@ struct CassetteTests {
         _ = try await client.get(testURL("https://api.example.com/users/2"))
         _ = try await client.get(testURL("https://api.example.com/users/2"))
         #expect(upstream.requests.map(\.url?.path) == ["/users/1", "/users/2"])
-        #expect(try Cassette(contentsOf: file).interactions.map(\.request.url) == [
-            "https://api.example.com/users/1", "https://api.example.com/users/2",
-        ])
+        #expect(
+            try Cassette(contentsOf: file).interactions.map(\.request.url) == [
+                "https://api.example.com/users/1", "https://api.example.com/users/2",
+            ])
         #expect(failures.all.isEmpty)
     }
 
@@ -109,7 +112,9 @@ struct CassetteTests {
         #expect(try RecordMode.fromEnvironment([:], default: .once) == .once)
         #expect(try RecordMode.fromEnvironment(["HTTPCLIENT_RECORD_MODE": "all"]) == .all)
         #expect(try RecordMode.fromEnvironment(["HTTPCLIENT_RECORD_MODE": "new_episodes"]) == .newEpisodes)
-        #expect(throws: CassetteError.unknownRecordMode("sometimes")) { try RecordMode.fromEnvironment(["HTTPCLIENT_RECORD_MODE": "sometimes"]) }
+        #expect(throws: CassetteError.unknownRecordMode("sometimes")) {
+            try RecordMode.fromEnvironment(["HTTPCLIENT_RECORD_MODE": "sometimes"])
+        }
     }
 
     @Test func repeatedRequestsReplayInRecordedOrderThenRepeatTheLast() async throws {
@@ -127,7 +132,8 @@ struct CassetteTests {
     @Test func queryOrderDoesNotMatterButBodyAndHeadersCanBeRequired() async throws {
         let api = try #require(upstream.stubs)
         api.stub(.get, "/search").respond(.text("found"))
-        _ = try await HTTPClient(session: try session(.all)).send(.get(testURL("https://h/search?b=2&a=1"), headers: ["Accept": "text/plain"]))
+        _ = try await HTTPClient(session: try session(.all)).send(
+            .get(testURL("https://h/search?b=2&a=1"), headers: ["Accept": "text/plain"]))
         #expect(try await HTTPClient(session: try session(.none)).get(testURL("https://h/search?a=1&b=2")).text == "found")
 
         let strict = HTTPClient(session: try session(.none, matching: CassetteMatching(headers: ["Accept"])))
@@ -146,12 +152,17 @@ struct CassetteTests {
 
     @Test func aRecordedCassetteContainsNoSecret() async throws {
         let api = try #require(upstream.stubs)
-        api.stub(.post, "/oauth/token").respond(.json(raw: #"{"access_token": "at-9f8e7d", "token_type": "bearer"}"#,
-                                                      headers: ["Set-Cookie": "session=cookie-1a2b"]))
-        let client = HTTPClient(session: try session(.all, redaction: .standard.secret("tenant-secret-42")),
-                                headers: ["Authorization": "Bearer bt-123456", "Cookie": "sid=ck-777", "X-Api-Key": "xk-555"])
-        _ = try await client.send(.init(method: .post, url: testURL("https://h/oauth/token?api_key=qk-321&client=tenant-secret-42"),
-                                        body: .form(["password": "pw-hunter2", "client_secret": "cs-0000"])))
+        api.stub(.post, "/oauth/token").respond(
+            .json(
+                raw: #"{"access_token": "at-9f8e7d", "token_type": "bearer"}"#,
+                headers: ["Set-Cookie": "session=cookie-1a2b"]))
+        let client = HTTPClient(
+            session: try session(.all, redaction: .standard.secret("tenant-secret-42")),
+            headers: ["Authorization": "Bearer bt-123456", "Cookie": "sid=ck-777", "X-Api-Key": "xk-555"])
+        _ = try await client.send(
+            .init(
+                method: .post, url: testURL("https://h/oauth/token?api_key=qk-321&client=tenant-secret-42"),
+                body: .form(["password": "pw-hunter2", "client_secret": "cs-0000"])))
 
         let text = try text()
         for secret in ["at-9f8e7d", "cookie-1a2b", "bt-123456", "ck-777", "xk-555", "qk-321", "tenant-secret-42", "pw-hunter2", "cs-0000"] {
@@ -166,7 +177,8 @@ struct CassetteTests {
         api.stub(.get, "/debug").respond { request in
             .text("saw \(request.headers["Authorization"] ?? "") and \(request.url.query ?? "") and \(request.headers["Cookie"] ?? "")")
         }
-        let client = HTTPClient(session: try session(.all), headers: ["Authorization": "Bearer echo-token-31", "Cookie": "a=1; sid=echo-cookie-9"])
+        let client = HTTPClient(
+            session: try session(.all), headers: ["Authorization": "Bearer echo-token-31", "Cookie": "a=1; sid=echo-cookie-9"])
         _ = try await client.get(testURL("https://h/debug?token=echo-query-7"))
         let text = try text()
         for secret in ["echo-token-31", "echo-cookie-9", "echo-query-7"] {
@@ -190,7 +202,9 @@ struct CassetteTests {
         }
         let client = HTTPClient(session: try session(.newEpisodes, redaction: leaky))
         let error = await #expect(throws: HTTPClientError.self) { try await client.get(testURL("https://h/users/2")) }
-        #expect(error?.description.contains("refusing to write the cassette: interaction 2 may still contain a registered secret, in the request URL") == true)
+        #expect(
+            error?.description.contains(
+                "refusing to write the cassette: interaction 2 may still contain a registered secret, in the request URL") == true)
         #expect(error?.description.contains("s3cr3t") == false)
         #expect(try Data(contentsOf: file) == before)
     }
@@ -199,7 +213,7 @@ struct CassetteTests {
 
     @Test func writesAreAtomicAndLeaveNoTemporaryFiles() throws {
         let cassette = Cassette(interactions: [
-            .init(request: .init(method: "GET", url: "https://h/a"), response: .init(status: 200, body: .text("first"))),
+            .init(request: .init(method: "GET", url: "https://h/a"), response: .init(status: 200, body: .text("first")))
         ])
         try cassette.write(to: file)
         var second = cassette
@@ -214,13 +228,18 @@ struct CassetteTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["users.json"])
     }
 
-    @Test("corrupt and unknown cassettes are errors naming the file", arguments: [
-        (#"{"version": 1, "interactions": [{"request": "#, "not valid JSON"),
-        (#"{"interactions": []}"#, "has no \"version\""),
-        (#"{"version": 7, "interactions": []}"#, "cassette version 7 is not supported (this library reads version 1)"),
-        (#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "x", "headers": []}}]}"#, "\"response\" is missing"),
-        (#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "https://h/x", "headers": []}, "response": {"status": 200, "headers": [], "body": {"base64": "%%%"}}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}]}"#, "interaction 1: the body is marked base64 but is not valid base64 (at interactions.[0].response.body.base64)"),
-    ])
+    @Test(
+        "corrupt and unknown cassettes are errors naming the file",
+        arguments: [
+            (#"{"version": 1, "interactions": [{"request": "#, "not valid JSON"),
+            (#"{"interactions": []}"#, "has no \"version\""),
+            (#"{"version": 7, "interactions": []}"#, "cassette version 7 is not supported (this library reads version 1)"),
+            (#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "x", "headers": []}}]}"#, "\"response\" is missing"),
+            (
+                #"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "https://h/x", "headers": []}, "response": {"status": 200, "headers": [], "body": {"base64": "%%%"}}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}]}"#,
+                "interaction 1: the body is marked base64 but is not valid base64 (at interactions.[0].response.body.base64)"
+            ),
+        ])
     func corruptCassettes(text: String, expected: String) throws {
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: file)
@@ -235,7 +254,8 @@ struct CassetteTests {
 
     @Test func harArchivesImportAndReplay() async throws {
         let har = folder.url.appendingPathComponent("session.har")
-        try Data(#"""
+        try Data(
+            #"""
             {"log": {"version": "1.2", "creator": {"name": "browser", "version": "1"}, "entries": [
               {"startedDateTime": "2026-11-21T10:00:00.123Z", "time": 42.5,
                "request": {"method": "GET", "url": "https://api.example.com/me?api_key=browser-key", "httpVersion": "HTTP/2",
@@ -248,7 +268,8 @@ struct CassetteTests {
                            "postData": {"mimeType": "text/plain", "text": "hello"}},
                "response": {"status": 204, "headers": [], "content": {"size": 3, "text": "AQID", "encoding": "base64"}}}
             ]}}
-            """#.utf8).write(to: har)
+            """#.utf8
+        ).write(to: har)
 
         let cassette = try Cassette(harContentsOf: har)
         #expect(cassette.interactions.count == 2)

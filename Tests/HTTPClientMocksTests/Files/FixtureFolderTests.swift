@@ -68,8 +68,10 @@ struct FixtureFolderTests {
         let hash = SHA256Hex.of("page=2")
         let tried = ["GET|-users?page=2.http", "GET|-users?\(hash).http", "GET|-users?page=2.json", "GET|-users?\(hash).json"]
         let report = try #require(stubs.unmatchedRequests.first?.description)
-        #expect(report.contains("no file in \(folder.url.path) for this request; tried, most specific first:\n"
-                                + tried.map { "         \($0)" }.joined(separator: "\n")))
+        #expect(
+            report.contains(
+                "no file in \(folder.url.path) for this request; tried, most specific first:\n"
+                    + tried.map { "         \($0)" }.joined(separator: "\n")))
         #expect(error?.description.contains(tried[0]) == true)
         #expect(failures.all.count == 1)
     }
@@ -78,8 +80,13 @@ struct FixtureFolderTests {
         try folder.write("GET|-broken.http", "HTTP/1.1 200 OK\nContent-Type text/plain\n\nbody")
         let error = await #expect(throws: HTTPClientError.self) { try await client.get(testURL("https://h/broken")) }
         let fixtureError = error?.underlyingError as? FixtureError
-        #expect(fixtureError == .malformed(file: folder.url.appendingPathComponent("GET|-broken.http").path, line: 2,
-                                           reason: "\"Content-Type text/plain\" is not a header line (\"Name: value\"); if the body starts here, put one blank line before it"))
+        #expect(
+            fixtureError
+                == .malformed(
+                    file: folder.url.appendingPathComponent("GET|-broken.http").path, line: 2,
+                    reason:
+                        "\"Content-Type text/plain\" is not a header line (\"Name: value\"); if the body starts here, put one blank line before it"
+                ))
     }
 
     @Test func theFolderIsAStubThatCountsItsCalls() async throws {

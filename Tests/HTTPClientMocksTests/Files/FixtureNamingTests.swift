@@ -1,16 +1,19 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
-@testable import HTTPClientStubs
 import Testing
+
+@testable import HTTPClientStubs
 
 @Suite("VOKMockData fixture names")
 struct FixtureNamingTests {
     func names(
         _ method: String, _ url: String, contentType: String? = nil, body: String? = nil, wildcards: Bool = false
     ) -> [String] {
-        let recorded = RecordedRequest(request(method, url, headers: contentType.map { ["Content-Type": $0] } ?? [:],
-                                               body: body.map { Data($0.utf8) }))
+        let recorded = RecordedRequest(
+            request(
+                method, url, headers: contentType.map { ["Content-Type": $0] } ?? [:],
+                body: body.map { Data($0.utf8) }))
         return FixtureNaming.candidates(for: recorded, wildcards: wildcards)
     }
 
@@ -23,12 +26,13 @@ struct FixtureNamingTests {
     @Test func theWorkedExample() {
         let bodyHash = SHA256.hex(#"{"abc":"def"}"#)
         let queryHash = SHA256.hex("baz=bat")
-        #expect(names("POST", "https://h/foo/bar?baz=bat", contentType: "application/json", body: #"{"abc":"def"}"#) == [
-            "POST|-foo-bar?baz=bat|d3-abc3-defe",
-            "POST|-foo-bar?baz=bat|\(bodyHash)",
-            "POST|-foo-bar?\(queryHash)|d3-abc3-defe",
-            "POST|-foo-bar?\(queryHash)|\(bodyHash)",
-        ])
+        #expect(
+            names("POST", "https://h/foo/bar?baz=bat", contentType: "application/json", body: #"{"abc":"def"}"#) == [
+                "POST|-foo-bar?baz=bat|d3-abc3-defe",
+                "POST|-foo-bar?baz=bat|\(bodyHash)",
+                "POST|-foo-bar?\(queryHash)|d3-abc3-defe",
+                "POST|-foo-bar?\(queryHash)|\(bodyHash)",
+            ])
     }
 
     @Test func thePathIsPercentDecodedWithoutTrailingSlash() {
@@ -51,9 +55,10 @@ struct FixtureNamingTests {
     }
 
     @Test func formBodiesAreUsedAsText() {
-        #expect(names("POST", "https://h/login", contentType: "application/x-www-form-urlencoded; charset=utf-8", body: "user=ada&pw=1") == [
-            "POST|-login|user=ada&pw=1", "POST|-login|\(SHA256.hex("user=ada&pw=1"))",
-        ])
+        #expect(
+            names("POST", "https://h/login", contentType: "application/x-www-form-urlencoded; charset=utf-8", body: "user=ada&pw=1") == [
+                "POST|-login|user=ada&pw=1", "POST|-login|\(SHA256.hex("user=ada&pw=1"))",
+            ])
     }
 
     @Test func jsonBodiesAreBencodedWithSortedKeysThenPercentEncoded() {
@@ -77,12 +82,14 @@ struct FixtureNamingTests {
 
     @Test func candidateOrderIsRawQueryThenHashedQueryTimesBodyTextThenHash() {
         let found = names("PUT", "https://h/p?a=1", contentType: "application/x-www-form-urlencoded", body: "k=v")
-        let q = SHA256.hex("a=1"), b = SHA256.hex("k=v")
+        let q = SHA256.hex("a=1")
+        let b = SHA256.hex("k=v")
         #expect(found == ["PUT|-p?a=1|k=v", "PUT|-p?a=1|\(b)", "PUT|-p?\(q)|k=v", "PUT|-p?\(q)|\(b)"])
     }
 
     @Test func wildcardsComeLastAndOnlyWhenEnabled() {
-        let q = SHA256.hex("a=1"), b = SHA256.hex("k=v")
+        let q = SHA256.hex("a=1")
+        let b = SHA256.hex("k=v")
         let both = names("POST", "https://h/p?a=1", contentType: "application/x-www-form-urlencoded", body: "k=v", wildcards: true)
         #expect(Array(both.dropFirst(4)) == ["POST|-p?a=1|*", "POST|-p?\(q)|*", "POST|-p?*|k=v", "POST|-p?*|\(b)", "POST|-p?*|*"])
         #expect(names("GET", "https://h/p?a=1", wildcards: true).last == "GET|-p?*")
@@ -105,8 +112,9 @@ struct FixtureNamingTests {
 
     @Test func aMissWhoseNamesAreAllTooLongSaysSoInsteadOfAnEmptyList() {
         let miss = FixtureError.noFixture(folder: "Fixtures", triedFileNames: [])
-        #expect(miss.description == "no file in Fixtures can answer this request: every name it could have is longer than 250 bytes, "
-                    + "which file systems do not allow; stub it in code instead")
+        #expect(
+            miss.description == "no file in Fixtures can answer this request: every name it could have is longer than 250 bytes, "
+                + "which file systems do not allow; stub it in code instead")
     }
 
     @Test func aLargeJSONBodyIsNamedByItsHashAlone() {

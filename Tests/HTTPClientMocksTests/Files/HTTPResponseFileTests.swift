@@ -67,34 +67,37 @@ struct HTTPResponseFileTests {
     }
 
     @Test func readsCurlDashIOutputIncludingInterimResponses() throws {
-        let curl = "HTTP/1.1 100 Continue\r\n\r\nHTTP/2 200 \r\ndate: Sun, 22 Nov 2026 03:00:00 GMT\r\ncontent-type: application/json\r\n\r\n{\"ok\":true}"
+        let curl =
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/2 200 \r\ndate: Sun, 22 Nov 2026 03:00:00 GMT\r\ncontent-type: application/json\r\n\r\n{\"ok\":true}"
         let file = try parse(curl)
         #expect(file.statusCode == 200)
         #expect(file.headers["Content-Type"] == "application/json")
         #expect(file.body == Data("{\"ok\":true}".utf8))
     }
 
-    @Test("malformed files are typed errors naming the file and the line", arguments: [
-        ("", 1, "the file is empty"),
-        ("Content-Type: text/plain\n\nbody", 1, "is not a status line"),
-        ("HTTP/1.1\n\n", 1, "has no status code"),
-        ("HTTP/1.1 abc OK\n\n", 1, "the status code \"abc\" is not three digits in 100...599"),
-        ("HTTP/1.1 600 Nope\n\n", 1, "the status code \"600\" is not three digits in 100...599"),
-        ("HTTP/1.1 99 Low\n\n", 1, "the status code \"99\""),
-        ("HTTP/1.1 +200 OK\n\n", 1, "the status code \"+200\" is not three digits"),
-        ("HTTP/1.1 0200 OK\n\n", 1, "the status code \"0200\" is not three digits"),
-        ("HTTP/1.1  200 OK\n\n", 1, "has no status code after one space"),
-        ("HTTP/ 200 OK\n\n", 1, "\"HTTP/\" is not an HTTP version"),
-        ("HTTP/9 200 OK\n\n", 1, "\"HTTP/9\" is not an HTTP version: expected HTTP/1.0, HTTP/1.1, HTTP/2 or HTTP/3"),
-        ("HTTP/1.1 200 OK\nContent-Type: text/plain\nno colon here\n\n", 3, "\"no colon here\" is not a header line"),
-        ("HTTP/1.1 200 OK\n{\"id\": 1}\n", 2, "if the body starts here, put one blank line before it"),
-        ("HTTP/1.1 200 OK\n: value\n\n", 2, "has no \"Name:\""),
-        ("HTTP/1.1 200 OK\nX Name: value\n\n", 2, "the header name \"X Name\" is not a token"),
-        ("HTTP/1.1 200 OK\nX-Name : value\n\n", 2, "the header name \"X-Name \" is not a token"),
-        ("HTTP/1.1 200 OK\nX-Long: a\n  continued\n\n", 3, "folded header lines (obs-fold) are not allowed"),
-        ("HTTP/1.1 200 OK\nContent-Type: text/plain", 3, "no blank line after the headers"),
-        ("HTTP/1.1 200 OK", 2, "no blank line after the headers"),
-    ])
+    @Test(
+        "malformed files are typed errors naming the file and the line",
+        arguments: [
+            ("", 1, "the file is empty"),
+            ("Content-Type: text/plain\n\nbody", 1, "is not a status line"),
+            ("HTTP/1.1\n\n", 1, "has no status code"),
+            ("HTTP/1.1 abc OK\n\n", 1, "the status code \"abc\" is not three digits in 100...599"),
+            ("HTTP/1.1 600 Nope\n\n", 1, "the status code \"600\" is not three digits in 100...599"),
+            ("HTTP/1.1 99 Low\n\n", 1, "the status code \"99\""),
+            ("HTTP/1.1 +200 OK\n\n", 1, "the status code \"+200\" is not three digits"),
+            ("HTTP/1.1 0200 OK\n\n", 1, "the status code \"0200\" is not three digits"),
+            ("HTTP/1.1  200 OK\n\n", 1, "has no status code after one space"),
+            ("HTTP/ 200 OK\n\n", 1, "\"HTTP/\" is not an HTTP version"),
+            ("HTTP/9 200 OK\n\n", 1, "\"HTTP/9\" is not an HTTP version: expected HTTP/1.0, HTTP/1.1, HTTP/2 or HTTP/3"),
+            ("HTTP/1.1 200 OK\nContent-Type: text/plain\nno colon here\n\n", 3, "\"no colon here\" is not a header line"),
+            ("HTTP/1.1 200 OK\n{\"id\": 1}\n", 2, "if the body starts here, put one blank line before it"),
+            ("HTTP/1.1 200 OK\n: value\n\n", 2, "has no \"Name:\""),
+            ("HTTP/1.1 200 OK\nX Name: value\n\n", 2, "the header name \"X Name\" is not a token"),
+            ("HTTP/1.1 200 OK\nX-Name : value\n\n", 2, "the header name \"X-Name \" is not a token"),
+            ("HTTP/1.1 200 OK\nX-Long: a\n  continued\n\n", 3, "folded header lines (obs-fold) are not allowed"),
+            ("HTTP/1.1 200 OK\nContent-Type: text/plain", 3, "no blank line after the headers"),
+            ("HTTP/1.1 200 OK", 2, "no blank line after the headers"),
+        ])
     func malformedFiles(text: String, line: Int, reason: String) {
         #expect {
             try parse(text, file: "Fixtures/GET|-x.http")

@@ -48,14 +48,16 @@ struct HttpcTests {
         process.environment = ProcessInfo.processInfo.environment
             .filter { !$0.key.hasPrefix("HTTPCLIENT_") }
             .merging(environment) { _, new in new }
-        let output = Pipe(), errors = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         try process.run()
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
     }
 
     @Test func theReadmeCommandAnswersFromTheBundledFixtures() throws {
@@ -96,8 +98,11 @@ struct HttpcTests {
     @Test func aCassetteReplaysAndABadRecordModeIsRefused() throws {
         let folder = try TemporaryFolder()
         let file = folder.url.appendingPathComponent("c.json")
-        try Data(#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "https://h/s", "headers": []}, "response": {"status": 200, "headers": [["Content-Type", "text/plain"]], "body": {"text": "from the cassette"}}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}]}"#.utf8)
-            .write(to: file)
+        try Data(
+            #"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "https://h/s", "headers": []}, "response": {"status": 200, "headers": [["Content-Type", "text/plain"]], "body": {"text": "from the cassette"}}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}]}"#
+                .utf8
+        )
+        .write(to: file)
         let run = try httpc("https://h/s", "--cassette", file.path)
         #expect(run.status == 0)
         #expect(run.output == "HTTP/1.1 200 OK\n\nfrom the cassette\n")
@@ -107,20 +112,25 @@ struct HttpcTests {
         #expect(bad.errors.contains("Unknown record mode \"sometimes\""))
     }
 
-    @Test("usage errors say what was wrong", arguments: [
-        (["--fixtures"], "--fixtures needs a value"),
-        (["GET", "notaurl"], "\"notaurl\" is not an http or https URL"),
-        (["-H", "NoColon", "https://h/"], "the header \"NoColon\" is not of the form 'Name: value'"),
-        (["https://h/", "--json", "{bad"], "--json: {bad is not valid JSON"),
-        (["https://h/", "--record-mode", "all"], "--record-mode needs --cassette"),
-        (["https://h/", "--wat"], "unknown option --wat (use -- before a URL or method that starts with \"-\")"),
-        (["GET /x", "https://h/"], "the method \"GET /x\" is not an HTTP method (a token such as GET, no spaces)"),
-        (["https://h/", "--fixtures", "a", "--fixtures", "b"], "--fixtures is given twice; give it once"),
-        (["https://h/", "--cassette", "a", "--cassette", "b"], "--cassette is given twice; give it once"),
-        (["https://h/", "--cassette", "a", "--record-mode", "all", "--record-mode", "once"], "--record-mode is given twice; give it once"),
-        (["https://h/", "-d", "@/nonexistent/body.json"], "/nonexistent/body.json: cannot be read (No such file or directory)"),
-        (["--", "-h"], "\"-h\" is not an http or https URL"),
-    ])
+    @Test(
+        "usage errors say what was wrong",
+        arguments: [
+            (["--fixtures"], "--fixtures needs a value"),
+            (["GET", "notaurl"], "\"notaurl\" is not an http or https URL"),
+            (["-H", "NoColon", "https://h/"], "the header \"NoColon\" is not of the form 'Name: value'"),
+            (["https://h/", "--json", "{bad"], "--json: {bad is not valid JSON"),
+            (["https://h/", "--record-mode", "all"], "--record-mode needs --cassette"),
+            (["https://h/", "--wat"], "unknown option --wat (use -- before a URL or method that starts with \"-\")"),
+            (["GET /x", "https://h/"], "the method \"GET /x\" is not an HTTP method (a token such as GET, no spaces)"),
+            (["https://h/", "--fixtures", "a", "--fixtures", "b"], "--fixtures is given twice; give it once"),
+            (["https://h/", "--cassette", "a", "--cassette", "b"], "--cassette is given twice; give it once"),
+            (
+                ["https://h/", "--cassette", "a", "--record-mode", "all", "--record-mode", "once"],
+                "--record-mode is given twice; give it once"
+            ),
+            (["https://h/", "-d", "@/nonexistent/body.json"], "/nonexistent/body.json: cannot be read (No such file or directory)"),
+            (["--", "-h"], "\"-h\" is not an http or https URL"),
+        ])
     func usageErrors(arguments: [String], message: String) throws {
         let process = try run(arguments)
         #expect(process.status == 2)
@@ -145,12 +155,19 @@ struct HttpcTests {
         #expect(run.output.contains("Ada Lovelace"))
     }
 
-    @Test("file errors are one line naming the file and the system's reason", arguments: [
-        (["https://h/x", "--fixtures", "/nonexistent/folder"], "httpc: /nonexistent/folder: the fixture folder does not exist or is not a directory.\n"),
-        (["https://h/x", "--cassette", "/nonexistent/c.json"],
-         "httpc: /nonexistent/c.json: the cassette cannot be read (there is no cassette here; record it first with record mode once "
-            + "(HTTPCLIENT_RECORD_MODE=once, or httpc --record-mode once)).\n"),
-    ])
+    @Test(
+        "file errors are one line naming the file and the system's reason",
+        arguments: [
+            (
+                ["https://h/x", "--fixtures", "/nonexistent/folder"],
+                "httpc: /nonexistent/folder: the fixture folder does not exist or is not a directory.\n"
+            ),
+            (
+                ["https://h/x", "--cassette", "/nonexistent/c.json"],
+                "httpc: /nonexistent/c.json: the cassette cannot be read (there is no cassette here; record it first with record mode once "
+                    + "(HTTPCLIENT_RECORD_MODE=once, or httpc --record-mode once)).\n"
+            ),
+        ])
     func fileErrors(arguments: [String], expected: String) throws {
         let run = try run(arguments)
         #expect(run.status == 3)
@@ -160,8 +177,11 @@ struct HttpcTests {
     @Test func aBrokenCassetteOrFixtureIsOneLineWithTheFileAndLine() throws {
         let folder = try TemporaryFolder()
         let cassette = folder.url.appendingPathComponent("c.json")
-        try Data(#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "https://h/s", "headers": []}, "response": {"status": 0, "headers": []}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}]}"#.utf8)
-            .write(to: cassette)
+        try Data(
+            #"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "https://h/s", "headers": []}, "response": {"status": 0, "headers": []}, "duration": 0, "recordedAt": "2026-11-22T00:00:00Z"}]}"#
+                .utf8
+        )
+        .write(to: cassette)
         let broken = try httpc("https://h/s", "--cassette", cassette.path)
         #expect(broken.status == 3)
         #expect(broken.errors == "httpc: \(cassette.path): interaction 1: status 0 is not in 100...599.\n")

@@ -23,8 +23,10 @@ struct StubEnvironmentTests {
     @Test func aCassetteVariableReplaysTheCassette() async throws {
         let folder = try TemporaryFolder()
         let file = folder.url.appendingPathComponent("c.json")
-        try Cassette(interactions: [.init(request: .init(method: "GET", url: "https://h/ping"), response: .init(status: 200, body: .text("pong")))])
-            .write(to: file)
+        try Cassette(interactions: [
+            .init(request: .init(method: "GET", url: "https://h/ping"), response: .init(status: 200, body: .text("pong")))
+        ])
+        .write(to: file)
         let session = try StubEnvironment.session(environment: ["HTTPCLIENT_CASSETTE": file.path], fallback: real)
         #expect(try await HTTPClient(session: session).get(testURL("https://h/ping")).text == "pong")
         #expect(real.requests.isEmpty)

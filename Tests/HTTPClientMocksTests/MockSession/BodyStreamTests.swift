@@ -16,7 +16,9 @@ final class FailingInputStream: InputStream {
     override func open() {}
     override func close() {}
     override var hasBytesAvailable: Bool { !failed }
-    override var streamError: (any Error)? { failed ? CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "disk went away"]) : nil }
+    override var streamError: (any Error)? {
+        failed ? CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "disk went away"]) : nil
+    }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
         guard !remaining.isEmpty else {
