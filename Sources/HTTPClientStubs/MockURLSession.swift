@@ -10,26 +10,32 @@ import HTTPClient
 /// let client = HTTPClient(session: session)
 /// ```
 ///
-/// What a request gets, in order: the next result of the FIFO queue (``enqueue(_:)``) if any;
-/// otherwise ``nextData`` / ``nextResponse`` / ``nextError`` if any is set (a missing response
-/// becomes a 200 for the request's URL unless there is an error); otherwise the answer of the
-/// ``stubs`` registry, if the session has one (strict: an unmatched request fails); with
-/// nothing at all, 200 and an empty body. Safe to use from many threads at once.
+/// It is a thin transport over a ``StubRegistry`` it always has (``stubs``: yours, or its own),
+/// so every answer is chosen, recorded and verifiable the same way. What a request gets, in
+/// order: the newest stub registered on ``stubs`` that matches; then the answers queued with
+/// ``enqueue(_:)``, oldest first (``queuedAnswers``); then ``nextData`` / ``nextResponse`` /
+/// ``nextError`` while any is set (``cannedAnswers``; a missing response becomes a 200 for the
+/// request's URL unless there is an error); then, for a session created without a registry,
+/// 200 and an empty body. With a registry of yours, a request nothing answers is unmatched:
+/// the test fails with the report. Safe to use from many threads at once.
 public final class MockURLSession: URLSessionProtocol, Sendable {
-    private struct State {
+    private struct Canned: Sendable {
         var nextDataTask = MockURLSessionDataTask()
-        var nextData: Data?
-        var nextResponse: URLResponse?
-        var nextError: (any Error)?
-        var queue: [MockResponse] = []
-        var queueStart = 0
-        var requests: [URLRequest] = []
+        var data: Data?
+        var response: URLResponse?
+        var error: (any Error)?
+
+        var isSet: Bool { data != nil || response != nil || error != nil }
     }
 
-    private let state = Locked(State())
+    private let canned: Locked<Canned>
 
-    /// The stub registry that answers requests the queue and `next...` values do not.
-    public let stubs: StubRegistry?
+    /// The registry that chooses every answer and records every request.
+    public let stubs: StubRegistry
+    /// The stub that serves the answers queued with ``enqueue(_:)``: verify it like any other.
+    public let queuedAnswers: Stub
+    /// The stub that serves ``nextData``, ``nextResponse`` and ``nextError`` while any is set.
+    public let cannedAnswers: Stub
     /// Whether responses' latency and throughput are honoured (on a background queue). Off by
     /// default: answers arrive synchronously inside `resume()`.
     public let simulatesLatency: Bool
@@ -39,137 +45,114 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     /// Creates a session.
     ///
     /// - Parameters:
-    ///   - stubs: A registry to answer from; without one (and with nothing canned) every
-    ///     request gets 200 and an empty body.
+    ///   - stubs: The registry to answer from. Without one, the session makes its own, which
+    ///     answers 200 with an empty body when nothing else does.
     ///   - simulatesLatency: Honour ``MockResponse/latency`` and ``MockResponse/throughput``.
     ///   - passthroughSession: The session for the registry's pass-through hosts.
     public init(
         stubs: StubRegistry? = nil,
         simulatesLatency: Bool = false,
-        passthroughSession: any URLSessionProtocol = URLSession.shared
+        passthroughSession: any URLSessionProtocol = URLSession.shared,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) {
-        self.stubs = stubs
+        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        let registry = stubs ?? StubRegistry(fileID: fileID, filePath: filePath, line: line, column: column)
+        let canned = Locked(Canned())
+        self.canned = canned
+        self.stubs = registry
         self.simulatesLatency = simulatesLatency
         self.passthroughSession = passthroughSession
+
+        queuedAnswers = registry.addFallback(.any, site: site).named("answers queued with enqueue").allowingUnused()
+        queuedAnswers.enqueue([])
+        let cannedMatcher = RequestMatcher("nextData, nextResponse or nextError is set") { _ in
+            canned.withLock { $0.isSet } ? nil : "none of nextData, nextResponse and nextError is set"
+        }
+        cannedAnswers = registry.addFallback(cannedMatcher, site: site).named("nextData, nextResponse and nextError")
+            .respond { request in
+                let values = canned.current
+                guard values.response != nil || values.error != nil else { return .status(200, body: values.data ?? Data()) }
+                return MockResponse(.completion(data: values.data, response: values.response, error: values.error))
+            }
+            .allowingUnused()
+        if stubs == nil {
+            registry.addFallback(.any, site: site).named("200, the default answer of a session without a registry")
+                .respond(.status(200)).allowingUnused()
+        }
     }
 
     // MARK: Canned results
 
     /// The task the next request gets; a fresh one takes its place after every request.
     public var nextDataTask: MockURLSessionDataTask {
-        get { state.withLock { $0.nextDataTask } }
-        set { state.withLock { $0.nextDataTask = newValue } }
+        get { canned.withLock { $0.nextDataTask } }
+        set { canned.withLock { $0.nextDataTask = newValue } }
     }
 
-    /// The body delivered to every request (when the queue is empty), until changed.
+    /// The body delivered to every request no stub or queued answer takes, until changed.
     public var nextData: Data? {
-        get { state.withLock { $0.nextData } }
-        set { state.withLock { $0.nextData = newValue } }
+        get { canned.withLock { $0.data } }
+        set { canned.withLock { $0.data = newValue } }
     }
 
-    /// The response delivered to every request (when the queue is empty), until changed.
+    /// The response delivered to every request no stub or queued answer takes, until changed.
     public var nextResponse: URLResponse? {
-        get { state.withLock { $0.nextResponse } }
-        set { state.withLock { $0.nextResponse = newValue } }
+        get { canned.withLock { $0.response } }
+        set { canned.withLock { $0.response = newValue } }
     }
 
-    /// The error delivered to every request (when the queue is empty), until changed.
+    /// The error delivered to every request no stub or queued answer takes, until changed.
     public var nextError: (any Error)? {
-        get { state.withLock { $0.nextError } }
-        set { state.withLock { $0.nextError = newValue } }
+        get { canned.withLock { $0.error } }
+        set { canned.withLock { $0.error = newValue } }
     }
 
-    /// Appends results to the FIFO queue: each request takes the oldest one.
+    /// Appends answers to the queue: each request no stub takes gets the oldest one.
     public func enqueue(_ responses: MockResponse...) {
-        enqueue(contentsOf: responses)
+        enqueue(responses)
     }
 
-    /// Appends results to the FIFO queue: each request takes the oldest one.
-    public func enqueue(contentsOf responses: [MockResponse]) {
-        state.withLock { $0.queue.append(contentsOf: responses) }
+    /// Appends answers to the queue: each request no stub takes gets the oldest one.
+    public func enqueue(_ responses: [MockResponse]) {
+        queuedAnswers.enqueue(responses)
     }
 
-    /// How many queued results are still waiting for a request.
-    public var queuedResponseCount: Int {
-        state.withLock { $0.queue.count - $0.queueStart }
-    }
+    /// How many queued answers are still waiting for a request.
+    public var queuedResponseCount: Int { queuedAnswers.queuedCount }
 
     // MARK: What was asked
 
-    /// Every request, in the order the tasks were created.
-    public var requests: [URLRequest] { state.withLock { $0.requests } }
+    /// Every request the registry saw, in the order the tasks were created (all of the
+    /// registry's requests, when several sessions share it).
+    public var requests: [RecordedRequest] { stubs.requests }
 
     /// The most recent request.
-    public var lastRequest: URLRequest? { state.withLock { $0.requests.last } }
+    public var lastRequest: RecordedRequest? { requests.last }
 
     /// The URL of the most recent request.
     public var lastURL: URL? { lastRequest?.url }
 
-    /// Forgets recorded requests and queued results (canned `next...` values stay).
+    /// Forgets recorded requests and queued answers (stubs and `next...` values stay).
     public func removeAllRecords() {
-        state.withLock { state in
-            state.requests.removeAll()
-            state.queue.removeAll()
-            state.queueStart = 0
-        }
+        stubs.forgetRequests()
+        queuedAnswers.forgetCallsAndQueue()
     }
 
     // MARK: URLSessionProtocol
 
     public func makeDataTask(
-        with streamedRequest: URLRequest,
+        with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any URLSessionDataTaskProtocol {
-        // A body stream is read once, here; every later reader gets the bytes it gave.
-        let (request, streamError) = RecordedRequest.readingBodyStream(streamedRequest)
-        let (task, queued, fields) = state.withLock { state in
-            state.requests.append(request)
-            let task = state.nextDataTask
-            state.nextDataTask = MockURLSessionDataTask()
-            var queued: MockResponse?
-            if state.queueStart < state.queue.count {
-                queued = state.queue[state.queueStart]
-                state.queueStart += 1
-                if state.queueStart == state.queue.count {
-                    state.queue.removeAll(keepingCapacity: true)
-                    state.queueStart = 0
-                }
-            }
-            return (task, queued, (state.nextData, state.nextResponse, state.nextError))
+        let task = canned.withLock { canned in
+            defer { canned.nextDataTask = MockURLSessionDataTask() }
+            return canned.nextDataTask
         }
-        let answer: MockResponse
-        if let streamError {
-            answer = .error(streamError)
-        } else if let queued {
-            answer = queued
-        } else if let stubs, fields.0 == nil, fields.1 == nil, fields.2 == nil {
-            switch stubs.resolve(request) {
-            case .respond(let response, _, _):
-                answer = response
-            case .unmatched(let error):
-                answer = .error(error)
-            case .failed(let error):
-                answer = .error(error)
-            case .passthrough(let forwarded):
-                return passthroughSession.makeDataTask(with: forwarded, completionHandler: completionHandler)
-            }
-        } else {
-            let arguments = Self.arguments(data: fields.0, response: fields.1, error: fields.2, request: request)
-            task.prepare(request: request, arguments: arguments, delay: 0, completion: completionHandler)
-            return task
+        let resolution = stubs.resolve(request)
+        if case .passthrough(let forwarded) = resolution {
+            return passthroughSession.makeDataTask(with: forwarded, completionHandler: completionHandler)
         }
-        let arguments = answer.completionArguments(for: request)
-        let delay = simulatesLatency ? answer.latency + answer.downloadTime(bodySize: arguments.0?.count ?? 0) : 0
-        task.prepare(request: request, arguments: arguments, delay: delay, completion: completionHandler)
+        task.answer(resolution, simulatingLatency: simulatesLatency, completion: completionHandler)
         return task
-    }
-
-    private static func arguments(
-        data: Data?, response: URLResponse?, error: (any Error)?, request: URLRequest
-    ) -> (Data?, URLResponse?, (any Error)?) {
-        if response != nil || error != nil {
-            return (data, response, error)
-        }
-        return MockResponse.status(200, body: data ?? Data()).completionArguments(for: request)
     }
 }

@@ -8,7 +8,7 @@ import HTTPClient
 /// completed delivers `URLError(.cancelled)`.
 public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable {
     private struct Pending {
-        let request: URLRequest
+        let request: URLRequest?
         let arguments: (Data?, URLResponse?, (any Error)?)
         let delay: TimeInterval
         let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -78,25 +78,36 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         }
         guard let pending else { return }
         var userInfo: [String: Any] = [:]
-        if let url = pending.request.url {
+        if let url = pending.request?.url {
             userInfo[NSURLErrorFailingURLErrorKey] = url
         }
         pending.completion(nil, nil, URLError(.cancelled, userInfo: userInfo))
     }
 
-    /// A task that delivers `arguments` when resumed: how replaying transports answer.
-    static func answering(
-        _ request: URLRequest, with arguments: (Data?, URLResponse?, (any Error)?),
+    /// Makes this task deliver the registry's answer when resumed: the one dispatch every
+    /// synchronous session (``MockURLSession``, ``CassetteSession``) uses. A pass-through
+    /// resolution is the caller's to forward; here it fails as unanswerable.
+    func answer(
+        _ resolution: StubRegistry.Resolution, simulatingLatency: Bool,
         completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> MockURLSessionDataTask {
-        let task = MockURLSessionDataTask()
-        task.prepare(request: request, arguments: arguments, delay: 0, completion: completion)
-        return task
+    ) {
+        switch resolution {
+        case .respond(let response, let request, _):
+            let arguments = response.completionArguments(for: request.urlRequest)
+            let delay = simulatingLatency ? response.latency + response.downloadTime(bodySize: arguments.0?.count ?? 0) : 0
+            prepare(request: request.urlRequest, arguments: arguments, delay: delay, completion: completion)
+        case .unmatched(let error):
+            prepare(request: error.report.request.urlRequest, arguments: (nil, nil, error), delay: 0, completion: completion)
+        case .failed(let error):
+            prepare(request: nil, arguments: (nil, nil, error), delay: 0, completion: completion)
+        case .passthrough(let request):
+            prepare(request: request, arguments: (nil, nil, URLError(.unsupportedURL)), delay: 0, completion: completion)
+        }
     }
 
     /// Called by the session: the next ``resume()`` delivers `arguments` to `completion`.
-    func prepare(
-        request: URLRequest,
+    private func prepare(
+        request: URLRequest?,
         arguments: (Data?, URLResponse?, (any Error)?),
         delay: TimeInterval,
         completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void

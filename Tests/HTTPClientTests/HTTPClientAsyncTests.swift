@@ -27,8 +27,8 @@ struct HTTPClientAsyncTests {
         _ = try await client.post(target, json: User(id: 1, name: "Ada"))
         _ = try await client.put(target, json: User(id: 2, name: "Bo"))
         _ = try await client.patch(target, json: User(id: 3, name: "Cy"))
-        #expect(session.requests.map(\.httpMethod) == ["POST", "PUT", "PATCH", "DELETE", "HEAD", "POST", "PUT", "PATCH"])
-        #expect(session.requests.map(\.httpBody?.count) == [1, 1, 1, nil, nil, 21, 20, 20])
+        #expect(session.requests.map(\.method) == ["POST", "PUT", "PATCH", "DELETE", "HEAD", "POST", "PUT", "PATCH"])
+        #expect(session.requests.map(\.urlRequest.httpBody?.count) == [1, 1, 1, nil, nil, 21, 20, 20])
     }
 
     @Test func everyVerbTakesAPathOrAURLTheSameWayInBothStyles() async throws {
@@ -43,14 +43,14 @@ struct HTTPClientAsyncTests {
         client.head(url: url("https://other.example.com/y")) { _ in }
 
         #expect(
-            session.requests.map(\.url?.absoluteString) == [
+            session.requests.map(\.url.absoluteString) == [
                 "https://api.example.com/v2/users/1", "https://other.example.com/x", "https://api.example.com/v2/users/1",
                 "https://api.example.com/v2/users", "https://api.example.com/v2/users/2", "https://api.example.com/v2/users",
                 "https://api.example.com/v2/users/3", "https://other.example.com/y",
             ])
-        #expect(session.requests.map(\.httpMethod) == ["GET", "GET", "DELETE", "POST", "GET", "POST", "PUT", "HEAD"])
-        #expect(session.requests[2].value(forHTTPHeaderField: "X-Reason") == "test")
-        #expect(session.requests.map(\.httpBody?.count) == [nil, nil, nil, 20, nil, 3, 20, nil])
+        #expect(session.requests.map(\.method) == ["GET", "GET", "DELETE", "POST", "GET", "POST", "PUT", "HEAD"])
+        #expect(session.requests[2].headers["X-Reason"] == "test")
+        #expect(session.requests.map(\.urlRequest.httpBody?.count) == [nil, nil, nil, 20, nil, 3, 20, nil])
     }
 
     @Test func requestHasAShorthandForEveryMethod() {
@@ -87,7 +87,7 @@ struct HTTPClientAsyncTests {
 
     @Test func jsonBodyIsEncodedWithContentType() async throws {
         _ = try await client.post(url("https://example.com/users"), json: User(id: 1, name: "Ada"))
-        let request = try #require(session.lastRequest)
+        let request = try #require(session.lastRequest?.urlRequest)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
         #expect(try JSONDecoder().decode(User.self, from: #require(request.httpBody)) == User(id: 1, name: "Ada"))
     }
@@ -96,7 +96,7 @@ struct HTTPClientAsyncTests {
         _ = try await client.post(
             url("https://example.com/u"), json: User(id: 1, name: "A"),
             headers: ["Content-Type": "application/vnd.api+json"])
-        #expect(session.lastRequest?.value(forHTTPHeaderField: "Content-Type") == "application/vnd.api+json")
+        #expect(session.lastRequest?.headers["Content-Type"] == "application/vnd.api+json")
     }
 
     @Test func decodesWithTheClientsDecoder() async throws {
@@ -122,7 +122,7 @@ struct HTTPClientAsyncTests {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         _ = try await HTTPClient(session: session, encoder: encoder).post(url("https://example.com/"), json: Payload(firstName: "A"))
-        #expect(session.lastRequest?.httpBody == Data(#"{"first_name":"A"}"#.utf8))
+        #expect(session.lastRequest?.body == Data(#"{"first_name":"A"}"#.utf8))
     }
 
     @Test func encodingFailureIsTypedAndSendsNothing() async {

@@ -49,7 +49,7 @@ extension StubRegistry {
                 let value = first.request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value
                 stub.matching(value.map { .header(name, $0) } ?? !.header(name))
             }
-            stub.respond(with: group.map(\.mockResponse)).allowingUnused().named("\(first.request.method) \(key.url)")
+            stub.respond(group.map(\.mockResponse)).allowingUnused().named("\(first.request.method) \(key.url)")
         }
     }
 

@@ -103,16 +103,14 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any URLSessionDataTaskProtocol {
         if replays {
-            switch stubs.resolve(request, reportingMisses: !records) {
-            case .respond(let response, _, _):
-                return MockURLSessionDataTask.answering(
-                    request, with: response.completionArguments(for: request), completion: completionHandler)
-            case .unmatched(let error) where !records:
-                return MockURLSessionDataTask.answering(request, with: (nil, nil, error), completion: completionHandler)
-            case .failed(let error):
-                return MockURLSessionDataTask.answering(request, with: (nil, nil, error), completion: completionHandler)
-            case .unmatched, .passthrough:
-                break
+            let resolution = stubs.resolve(request, reportingMisses: !records)
+            switch resolution {
+            case .unmatched where records, .passthrough:
+                break  // recorded from the real session below
+            case .respond, .unmatched, .failed:
+                let task = MockURLSessionDataTask()
+                task.answer(resolution, simulatingLatency: false, completion: completionHandler)
+                return task
             }
         }
         return record(request, completionHandler: completionHandler)

@@ -21,6 +21,10 @@ public struct MockResponse: Sendable {
         /// An answer built from the request when it arrives. A thrown error is delivered as
         /// the transport error.
         case computed(@Sendable (RecordedRequest) throws -> MockResponse)
+        /// Exactly what a data task's completion handler receives, however unusual (a response
+        /// that is not HTTP, data alongside an error): how `MockURLSession`'s `next...` values
+        /// are delivered.
+        case completion(data: Data?, response: URLResponse?, error: (any Error)?)
     }
 
     public var outcome: Outcome
@@ -151,6 +155,8 @@ public struct MockResponse: Sendable {
             return resolved(for: RecordedRequest(request)).completionArguments(for: request)
         case .failure(let error):
             return (nil, nil, error)
+        case .completion(let data, let response, let error):
+            return (data, response, error)
         case .http(let statusCode, let headers, let body):
             guard let url = request.url,
                 let response = HTTPURLResponse.make(url: url, statusCode: statusCode, headers: headers)

@@ -53,12 +53,12 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// Answers with `responses` in order, one per call.
     @discardableResult
     public func respond(_ responses: MockResponse...) -> Stub {
-        respond(with: responses)
+        respond(responses)
     }
 
     /// Answers with `responses` in order, one per call.
     @discardableResult
-    public func respond(with responses: [MockResponse]) -> Stub {
+    public func respond(_ responses: [MockResponse]) -> Stub {
         state.withLock { state in
             state.responses = responses.isEmpty ? [.status(200)] : responses
             state.served = 0
@@ -147,6 +147,38 @@ public final class Stub: Sendable, CustomStringConvertible {
             state.served += 1
             state.calls.append(request)
             return response
+        }
+    }
+
+    // MARK: Queues (a MockURLSession's enqueued answers)
+
+    /// Appends to the sequence of a stub that stops matching when exhausted: each answer is
+    /// served once, in order.
+    package func enqueue(_ responses: [MockResponse]) {
+        state.withLock { state in
+            if state.exhaustion != .stopMatching {
+                // The first call turns the stub into a queue, dropping the default response.
+                state.exhaustion = .stopMatching
+                state.responses = []
+                state.served = 0
+            }
+            state.responses.append(contentsOf: responses)
+        }
+    }
+
+    /// Answers appended with ``enqueue(_:)`` that no request has taken yet.
+    package var queuedCount: Int {
+        state.withLock { max(0, $0.responses.count - $0.served) }
+    }
+
+    /// Empties the sequence (so a queue stub stops matching) and forgets the calls.
+    package func forgetCallsAndQueue() {
+        state.withLock { state in
+            if state.exhaustion == .stopMatching {
+                state.responses = []
+                state.served = 0
+            }
+            state.calls = []
         }
     }
 

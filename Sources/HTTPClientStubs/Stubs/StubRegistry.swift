@@ -39,6 +39,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         var scanned: [Stub] = []
         var requests: [RecordedRequest] = []
         var unmatched: [UnmatchedRequestReport] = []
+        /// The lowest-priority answers, tried oldest first once no other stub matched: a
+        /// `MockURLSession`'s queued answers, its `next...` values and its default answer.
+        var fallbacks: [Stub] = []
     }
 
     /// The name reports use: given, or the Swift Testing test that created the registry, or
@@ -153,6 +156,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         state.withLock { state in
             state.stubs.removeAll { $0 === stub }
             state.scanned.removeAll { $0 === stub }
+            state.fallbacks.removeAll { $0 === stub }
             if let key = stub.indexKey {
                 state.indexed[key]?.removeAll { $0 === stub }
                 if state.indexed[key]?.isEmpty == true { state.indexed[key] = nil }
@@ -160,14 +164,41 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Removes every stub, and forgets recorded requests and unmatched reports.
+    /// Removes every stub, and forgets recorded requests and unmatched reports. The answers of
+    /// a `MockURLSession` over this registry stay in place, emptied (no queued answers, no
+    /// calls).
     public func reset() {
-        state.withLock { $0 = State(nextID: $0.nextID) }
+        let fallbacks = state.withLock { state in
+            let fallbacks = state.fallbacks
+            state = State(nextID: state.nextID, fallbacks: fallbacks)
+            return fallbacks
+        }
+        for stub in fallbacks { stub.forgetCallsAndQueue() }
+    }
+
+    /// Forgets recorded requests and unmatched reports; stubs and their calls stay.
+    package func forgetRequests() {
+        state.withLock { state in
+            state.requests.removeAll()
+            state.unmatched.removeAll()
+        }
+    }
+
+    /// Registers a lowest-priority answer: tried only when no other stub matched, after the
+    /// fallbacks registered before it.
+    package func addFallback(_ matcher: RequestMatcher, site: CallSite) -> Stub {
+        state.withLock { state in
+            let stub = Stub(id: state.nextID, matcher: matcher, indexKey: nil, location: site)
+            state.nextID += 1
+            state.fallbacks.append(stub)
+            return stub
+        }
     }
 
     // MARK: Inspecting
 
-    /// The registered stubs, oldest first.
+    /// The registered stubs, oldest first (a `MockURLSession`'s own answers are its
+    /// `queuedAnswers` and `cannedAnswers`, not listed here).
     public var stubs: [Stub] { state.withLock { $0.stubs } }
 
     /// Every request the registry saw (matched or not), in arrival order.
@@ -184,6 +215,11 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     /// Decides the answer to `request`: finds the newest matching stub and takes its next
     /// response, or reports the miss. This is the one entry point every transport uses.
     ///
+    /// The order: stubs registered with `stub(...)` and `serve(...)`, newest first; then a
+    /// `MockURLSession`'s answers, in this order: queued answers (`enqueue`, oldest first),
+    /// the `next...` values while any is set, and, for a session created without a registry,
+    /// 200 with an empty body.
+    ///
     /// - Parameter reportingMisses: `false` for a caller that handles misses itself (a cassette
     ///   recording new episodes): the miss is then neither reported nor kept.
     public func resolve(_ urlRequest: URLRequest, reportingMisses: Bool = true) -> Resolution {
@@ -195,6 +231,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         if let error = request.bodyStreamError { return .failed(error) }
         let (indexed, scanned) = candidates(for: request)
         if let (stub, response, matched) = claimNewestMatch(request, indexed: indexed, scanned: scanned) {
+            return .respond(response.resolved(for: matched), request: matched, stub: stub)
+        }
+        if let (stub, response, matched) = claimFallback(request) {
             return .respond(response.resolved(for: matched), request: matched, stub: stub)
         }
         if let host = request.url.host?.lowercased(), passthroughHosts.contains(host) {
@@ -217,7 +256,18 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
             found = stub
             return true
         }
-        return found
+        return found ?? state.withLock { $0.fallbacks }.first { !$0.isExhausted && $0.matcher.matches(request) != nil }
+    }
+
+    /// Claims the first fallback, oldest first, that matches and is not exhausted.
+    private func claimFallback(_ request: RecordedRequest) -> (Stub, MockResponse, RecordedRequest)? {
+        for stub in state.withLock({ $0.fallbacks }) {
+            guard let captures = stub.matcher.matches(request) else { continue }
+            var matched = request
+            matched.pathParameters = captures
+            if let response = stub.claim(matched) { return (stub, response, matched) }
+        }
+        return nil
     }
 
     /// The stubs that could match: the indexed buckets for the request's method, path and

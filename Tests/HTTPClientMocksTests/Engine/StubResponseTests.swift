@@ -153,14 +153,39 @@ struct StubResponseTests {
         #expect(stubs.firstMatch(for: RecordedRequest(request("GET", "https://h/usersX/1"))) === partialPrefix)
     }
 
-    @Test func queueAndNextValuesOfMockURLSessionStillComeFirst() async throws {
-        stubs.stub(.get, "/q").respond(.status(201))
+    @Test func stubsComeFirstThenQueuedAnswersThenNextValuesAndAllAreRecordedAndVerifiable() async throws {
+        let failures = CollectedFailures()
+        let stubs = StubRegistry("strict", reporting: failures.reporting)
+        stubs.stub(.get, "/q").respond(.status(201)).once()
         let session = MockURLSession(stubs: stubs)
-        session.enqueue(.status(202))
-        let client = HTTPClient(session: session)
-        #expect(try await client.get(testURL("https://h/q")).statusCode == 202)
-        #expect(try await client.get(testURL("https://h/q")).statusCode == 201)
+        session.enqueue(.status(202), .status(203))
         session.nextData = Data("canned".utf8)
-        #expect(try await client.get(testURL("https://h/q")).text == "canned")
+        let client = HTTPClient(session: session)
+
+        #expect(try await client.get(testURL("https://h/q")).statusCode == 201)  // the stub, though the queue is not empty
+        #expect(try await client.get(testURL("https://h/q")).statusCode == 202)  // then the queue, oldest first
+        #expect(try await client.get(testURL("https://h/other")).statusCode == 203)
+        #expect(try await client.get(testURL("https://h/q")).text == "canned")  // then the next... values
+        session.nextData = nil
+        // A registry of the test's own is strict: nothing answers, the miss is reported.
+        let miss = await #expect(throws: HTTPClientError.self) { try await client.get(testURL("https://h/q")) }
+        #expect(miss?.underlyingError is UnmatchedRequestError)
+        #expect(failures.all.count == 1)
+
+        stubs.verify(session.queuedAnswers, requested: .exactly(2))
+        stubs.verify(session.cannedAnswers, requested: .once)
+        #expect(session.queuedAnswers.calls.map(\.path) == ["/q", "/other"])
+        #expect(session.requests.map(\.path) == ["/q", "/q", "/other", "/q", "/q"])
+        #expect(session.requests.map(\.path) == stubs.requests.map(\.path))
+    }
+
+    @Test func aSessionWithoutARegistryAnswers200WhenNothingElseDoes() async throws {
+        let session = MockURLSession()
+        let client = HTTPClient(session: session)
+        let response = try await client.get(testURL("https://h/anything"))
+        #expect(response.statusCode == 200)
+        #expect(response.body.isEmpty)
+        #expect(session.stubs.unmatchedRequests.isEmpty)
+        #expect(session.lastURL == testURL("https://h/anything"))
     }
 }

@@ -118,6 +118,6 @@ struct UnmatchedRequestTests {
         #expect(try await client.get(testURL("http://127.0.0.1/stubbed")).text == "stubbed")
         #expect(try await client.get(testURL("http://127.0.0.1/other")).text == "from the network")
         await #expect(throws: HTTPClientError.self) { try await client.get(testURL("http://10.0.0.1/other")) }
-        #expect(network.requests.map(\.url?.path) == ["/other"])
+        #expect(network.requests.map(\.url.path) == ["/other"])
     }
 }

@@ -80,7 +80,7 @@ struct BodyStreamTests {
         session.enqueue(.computed { request in .text("got \(request.text ?? "")") })
         let outcome = send(streamed(InputStream(data: Data("streamed body".utf8))), through: session)
         #expect(outcome?.body == Data("got streamed body".utf8))
-        #expect(session.requests.first?.httpBody == Data("streamed body".utf8))
-        #expect(session.requests.first?.httpBodyStream == nil)
+        #expect(session.requests.first?.body == Data("streamed body".utf8))
+        #expect(session.requests.first?.urlRequest.httpBodyStream == nil)
     }
 }

@@ -9,7 +9,7 @@ struct MockConcurrencyTests {
         let session = MockURLSession()
         let client = HTTPClient(session: session)
         let iterations = 2_000
-        session.enqueue(contentsOf: (0..<iterations / 2).map { _ in .status(201) })
+        session.enqueue((0..<iterations / 2).map { _ in .status(201) })
         let completions = Locked([Int](repeating: 0, count: iterations))
         let statuses = Locked([Int: Int]())
 
@@ -27,7 +27,7 @@ struct MockConcurrencyTests {
 
         #expect(completions.current.allSatisfy { $0 == 1 })
         #expect(session.requests.count == iterations)
-        #expect(Set(session.requests.compactMap(\.url?.path)).count == iterations)
+        #expect(Set(session.requests.map(\.url.path)).count == iterations)
         #expect(statuses.current == [201: iterations / 2, 200: iterations / 2])
     }
 
