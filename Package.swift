@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "HTTPClient"),
         .target(name: "HTTPClientStubs", dependencies: ["HTTPClient"]),
         // The only module that imports XCTest and Testing (see TestFrameworkBridge.swift).
-        .target(name: "HTTPClientMocks", dependencies: ["HTTPClientStubs"]),
+        .target(name: "HTTPClientMocks", dependencies: ["HTTPClient", "HTTPClientStubs"]),
         .executableTarget(name: "httpc", dependencies: ["HTTPClient", "HTTPClientStubs"]),
         // An app that serves stubs the way README shows; CI checks it links no test framework.
         .executableTarget(

@@ -85,6 +85,12 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     public var description: String { "StubRegistry \"\(name)\"" }
 
+    /// The registry of the running test, when the `.stubs` trait of `HTTPClientMocks` gave it
+    /// one: set for the test's task and every task it creates, so code under test that builds
+    /// its session deep inside reaches it (`MockURLSession(stubs: .current)`,
+    /// `StubRegistry.current?.makeURLSession()`).
+    @TaskLocal public static var current: StubRegistry?
+
     // MARK: Registering
 
     /// Stubs requests with `method` (any method when `nil`) to `target`: a path (`"/users/1"`),
@@ -242,7 +248,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         let report = UnmatchedRequestReport(request: request, registry: self, stubs: stubs)
         if reportingMisses {
             state.withLock { $0.unmatched.append(report) }
-            reporting.report(report.description, location, createdInSwiftTesting)
+            reporting.report(report.description, report.nearestStubLocation ?? location, createdInSwiftTesting)
         }
         return .unmatched(UnmatchedRequestError(report: report))
     }

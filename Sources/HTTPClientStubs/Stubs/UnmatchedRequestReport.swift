@@ -59,6 +59,12 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
             isJSON: request.body.count <= Self.bodyLimit && request.json != nil)
     }
 
+    /// Where the stub closest to matching was declared, if any stub had something in common
+    /// with the request: failures are reported there, next to what most likely needs fixing.
+    public var nearestStubLocation: CallSite? {
+        candidates.first.flatMap { $0.closeness > 0 ? $0.location : nil }
+    }
+
     public var description: String {
         var lines = ["Unmatched request in \"\(registryName)\": no stub matches"]
         lines.append("  \(request.method) \(redaction.redacted(url: request.url.absoluteString))")

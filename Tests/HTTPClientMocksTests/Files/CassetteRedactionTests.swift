@@ -40,7 +40,7 @@ struct CassetteRedactionTests {
     }
 
     @Test func aSecretTheClientPercentEncodesInTheQueryAndPathIsNotWritten() async throws {
-        let api = try #require(upstream.stubs)
+        let api = upstream.stubs
         api.stub(path: .prefix("/files")).respond(.text("ok"))
         var request = HTTPClient.Request.get(
             testURL("https://h/files/\(Self.secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"))
@@ -52,7 +52,7 @@ struct CassetteRedactionTests {
     }
 
     @Test func aSecretTheServerSendsLowercaseEncodedOrJSONEscapedIsNotWritten() async throws {
-        let api = try #require(upstream.stubs)
+        let api = upstream.stubs
         api.stub(.get, "/echo").respond(
             .json(raw: #"{"a": "SEKRIT-value%2f1%2b2", "b": "SEKRIT-value\/1+2", "c": "\u0053EKRIT-value/1+2"}"#))
         _ = try await record().get(testURL("https://h/echo"))
@@ -63,7 +63,7 @@ struct CassetteRedactionTests {
 
     @Test func aBearerTokenEchoedInABinaryBodyIsNotWritten() async throws {
         let token = "bt-echo-778899"
-        let api = try #require(upstream.stubs)
+        let api = upstream.stubs
         api.stub(.get, "/blob").respond { request in
             // A binary body (not UTF-8) with the request's token inside, at an unaligned offset.
             let echoed = Data([0xFF, 0xFE, 0x01]) + Data((request.headers["Authorization"] ?? "").utf8) + Data([0x00, 0x9F])
@@ -80,7 +80,7 @@ struct CassetteRedactionTests {
     }
 
     @Test func aCompressedBodyThatCouldHideASecretIsNotWritten() async throws {
-        let api = try #require(upstream.stubs)
+        let api = upstream.stubs
         api.stub(.get, "/gz").respond(.status(200, headers: ["Content-Encoding": "gzip"], body: Data([0x1F, 0x8B, 0x08, 0x00, 0x01])))
         let error = await #expect(throws: HTTPClientError.self) { try await record().get(testURL("https://h/gz")) }
         let description = error?.description ?? ""
@@ -90,14 +90,14 @@ struct CassetteRedactionTests {
     }
 
     @Test func withNothingToHideACompressedBodyIsWritten() async throws {
-        let api = try #require(upstream.stubs)
+        let api = upstream.stubs
         api.stub(.get, "/gz").respond(.status(200, headers: ["Content-Encoding": "gzip"], body: Data([0x1F, 0x8B, 0x08, 0x00, 0x01])))
         _ = try await record(.standard).get(testURL("https://h/gz"))
         #expect(try Cassette(contentsOf: file).interactions.count == 1)
     }
 
     @Test func reRecordingKeepsTheCassettesPermissions() async throws {
-        let api = try #require(upstream.stubs)
+        let api = upstream.stubs
         api.stub(.get, "/a").respond(.text("a"))
         _ = try await record().get(testURL("https://h/a"))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)

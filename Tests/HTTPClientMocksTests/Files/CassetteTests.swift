@@ -14,7 +14,7 @@ struct CassetteTests {
     init() throws {
         folder = try TemporaryFolder()
         file = folder.url.appendingPathComponent("cassettes/users.json")
-        let api = try #require(upstream.stubs)
+        let api = upstream.stubs
         api.stub(.get, "/users/{id}").respond { request in
             .json(raw: #"{"id": \#(request.pathParameters["id"] ?? "0"), "name": "Ada"}"#, headers: ["ETag": "v1"])
         }
@@ -118,7 +118,7 @@ struct CassetteTests {
     }
 
     @Test func repeatedRequestsReplayInRecordedOrderThenRepeatTheLast() async throws {
-        let api = try #require(upstream.stubs)
+        let api = upstream.stubs
         api.stub(.get, "/counter").respond(.text("1"), .text("2"))
         let recorder = HTTPClient(session: try session(.all))
         _ = try await recorder.get(testURL("https://h/counter"))
@@ -130,7 +130,7 @@ struct CassetteTests {
     }
 
     @Test func queryOrderDoesNotMatterButBodyAndHeadersCanBeRequired() async throws {
-        let api = try #require(upstream.stubs)
+        let api = upstream.stubs
         api.stub(.get, "/search").respond(.text("found"))
         _ = try await HTTPClient(session: try session(.all)).send(
             .get(testURL("https://h/search?b=2&a=1"), headers: ["Accept": "text/plain"]))
@@ -151,7 +151,7 @@ struct CassetteTests {
     // MARK: Redaction
 
     @Test func aRecordedCassetteContainsNoSecret() async throws {
-        let api = try #require(upstream.stubs)
+        let api = upstream.stubs
         api.stub(.post, "/oauth/token").respond(
             .json(
                 raw: #"{"access_token": "at-9f8e7d", "token_type": "bearer"}"#,
@@ -173,7 +173,7 @@ struct CassetteTests {
     }
 
     @Test func credentialsTheServerEchoesAreHiddenEverywhere() async throws {
-        let api = try #require(upstream.stubs)
+        let api = upstream.stubs
         api.stub(.get, "/debug").respond { request in
             .text("saw \(request.headers["Authorization"] ?? "") and \(request.url.query ?? "") and \(request.headers["Cookie"] ?? "")")
         }

@@ -199,3 +199,17 @@ func makeAppClient() throws -> HTTPClient {
 @Test func theAppClientUsesTheRealSessionByDefault() throws {
     #expect(try makeAppClient().session is URLSession)
 }
+
+struct ProfileLoader {
+    func name() async throws -> String {
+        let session = MockURLSession(stubs: .current)  // deep inside the code under test
+        return try await HTTPClient(session: session).get("https://api.example.com/me").text ?? ""
+    }
+}
+
+@Test(.stubs) func loadsTheProfileName() async throws {
+    let stubs = try #require(StubRegistry.current)
+    stubs.stub(.get, "https://api.example.com/me").respond(.text("Ada"))
+
+    #expect(try await ProfileLoader().name() == "Ada")
+}
