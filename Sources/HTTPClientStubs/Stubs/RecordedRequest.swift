@@ -12,8 +12,11 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public let url: URL
     /// The percent-decoded path; `/` when the URL has none.
     public let path: String
-    /// The query items in order (names and values percent-decoded).
-    public let queryItems: [URLQueryItem]
+    /// The query items in order (names and values percent-decoded). Parsed when asked: most
+    /// requests are matched without looking at their query.
+    public var queryItems: [URLQueryItem] {
+        URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
+    }
     public let headers: HTTPHeaders
     /// The body; empty when the request has none.
     public let body: Data
@@ -32,15 +35,28 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         bodyStreamError = streamError
         let body = request.httpBody ?? Data()
         let url = request.url ?? URL(fileURLWithPath: "/")
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         urlRequest = request
         method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         self.url = url
-        let decodedPath = components?.path ?? url.path
-        path = decodedPath.isEmpty ? "/" : decodedPath
-        queryItems = components?.queryItems ?? []
+        path = Self.decodedPath(of: url)
         headers = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
         self.body = body
+    }
+
+    /// The percent-decoded path, `/` when there is none. Hierarchical URLs (`scheme://...`),
+    /// nearly all of them, are split by hand: `URLComponents` would parse the whole URL, the
+    /// larger part of a mocked round trip.
+    static func decodedPath(of url: URL) -> String {
+        let string = url.absoluteString
+        guard let authority = string.range(of: "://") else {
+            let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.path ?? url.path
+            return path.isEmpty ? "/" : path
+        }
+        let rest = string[authority.upperBound...]
+        guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }), rest[start] == "/" else { return "/" }
+        let raw = rest[start..<(rest[start...].firstIndex { $0 == "?" || $0 == "#" } ?? rest.endIndex)]
+        guard raw.contains("%") else { return String(raw) }
+        return String(raw).removingPercentEncoding ?? String(raw)
     }
 
     /// `request` with a body stream read into `httpBody`, once: a stream cannot be read twice,

@@ -279,6 +279,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     /// The stubs that could match: the indexed buckets for the request's method, path and
     /// first segment (merged by id), and every stub that is not indexed.
     private func candidates(for request: RecordedRequest) -> (indexed: [Stub], scanned: [Stub]) {
+        let (hasIndexed, scanned) = state.withLock { (!$0.indexed.isEmpty, $0.scanned) }
+        guard hasIndexed else { return ([], scanned) }  // a session's own answers only: no keys to build
         let method = request.method.rawValue
         let segment = PathPattern.firstSegment(of: request.path)
         let keys = ["\(method) \(request.path)", "* \(request.path)", "\(method) /\(segment)/*", "* /\(segment)/*"]
