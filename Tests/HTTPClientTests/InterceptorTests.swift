@@ -115,8 +115,8 @@ struct TokenRefreshTests {
     /// 401 for any token but "fresh"; 200 for "fresh".
     func makeStubs() -> StubRegistry {
         let stubs = StubRegistry(reporting: .disabled)
-        stubs.stub(.get, path: .prefix("/")).respond(.status(401))
-        stubs.stub(.get, path: .prefix("/")).matching(.header("Authorization", "Bearer fresh")).respond(.text("secret data"))
+        stubs.stub(.get, .prefix("/")).respond(.status(401))
+        stubs.stub(.get, .prefix("/")).matching(.header("Authorization", "Bearer fresh")).respond(.text("secret data"))
         return stubs
     }
 

@@ -37,7 +37,7 @@ extension StubRegistry {
         }
         for group in Self.grouped(cassette.interactions, matching: matching, url: url) {
             guard let first = group.first, let key = url(first.request.url) else { continue }
-            let stub = stub(HTTPMethod(rawValue: first.request.method), path: .exact(key.path))
+            let stub = stub(HTTPMethod(rawValue: first.request.method), .exact(key.path))
                 .matching(
                     .custom("URL \(key.url)") { request in
                         url(request.url.absoluteString)?.url == key.url

@@ -79,7 +79,12 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
 
     /// Whether `request` matches. Stops at the first failed condition.
-    public func matches(_ request: RecordedRequest) -> [String: String]? {
+    public func matches(_ request: RecordedRequest) -> Bool {
+        Self.quickMatch(node, request) != nil
+    }
+
+    /// The path parameters `request` yields when it matches, `nil` when it does not.
+    package func captures(matching request: RecordedRequest) -> [String: String]? {
         Self.quickMatch(node, request)
     }
 
@@ -203,11 +208,6 @@ extension RequestMatcher {
             if let captures = pattern.match(request.path) { return .pass(captures: captures) }
             return .fail(reason: "path \(request.path) != \(pattern)", nearness: sharedPrefixRatio(request.path, pattern.description))
         }
-    }
-
-    /// Paths starting with `prefix`.
-    public static func pathPrefix(_ prefix: String) -> RequestMatcher {
-        path(.prefix(prefix))
     }
 
     /// Query items present with these values, in any order; other items are allowed.

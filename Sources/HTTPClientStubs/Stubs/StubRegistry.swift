@@ -93,36 +93,24 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     // MARK: Registering
 
-    /// Stubs requests with `method` (any method when `nil`) to `target`: a path (`"/users/1"`),
-    /// a path template (`"/users/{id}"`), or a full URL (`"https://api.example.com/users?page=2"`,
-    /// which also fixes scheme, host and the exact query).
+    /// Stubs requests with `method` to `target`: a path (`"/users/1"`), a path template
+    /// (`"/users/{id}"`), a full URL (`"https://api.example.com/users?page=2"`, which also fixes
+    /// scheme, host and the exact query), or a prefix (`.prefix("/v2")`).
     @discardableResult
     public func stub(
-        _ method: HTTPMethod? = nil, _ target: String,
+        _ method: HTTPMethod, _ target: StubTarget,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Stub {
-        let parsed = StubTarget(target)
-        return register(
-            method, parsed.path, also: parsed.otherConditions,
-            site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        register(method, target, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Stubs requests with any method to `target` (see ``stub(_:_:fileID:filePath:line:column:)``).
     @discardableResult
     public func stub(
-        _ target: String,
+        _ target: StubTarget,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Stub {
-        stub(nil, target, fileID: fileID, filePath: filePath, line: line, column: column)
-    }
-
-    /// Stubs requests with `method` whose path matches `path` (for example `.prefix("/v2")`).
-    @discardableResult
-    public func stub(
-        _ method: HTTPMethod? = nil, path: PathPattern,
-        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-    ) -> Stub {
-        register(method, path, also: [], site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        register(nil, target, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Stubs requests that satisfy `matcher`.
@@ -135,8 +123,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     }
 
     /// Method, path and further conditions; indexed under `METHOD path` when the path is exact.
-    private func register(_ method: HTTPMethod?, _ path: PathPattern, also conditions: [RequestMatcher], site: CallSite) -> Stub {
-        let all = (method.map { [RequestMatcher.method($0)] } ?? []) + [.path(path)] + conditions
+    private func register(_ method: HTTPMethod?, _ target: StubTarget, site: CallSite) -> Stub {
+        let path = target.path
+        let all = (method.map { [RequestMatcher.method($0)] } ?? []) + [.path(path)] + target.otherConditions
         let matcher = all.dropFirst().reduce(all[0], &&)
         let methodKey = method?.rawValue ?? "*"
         let key = path.exactPath.map { "\(methodKey) \($0)" } ?? path.fixedFirstSegment.map { "\(methodKey) /\($0)/*" }
@@ -258,17 +247,17 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         let (indexed, scanned) = candidates(for: request)
         var found: Stub?
         Self.forEachNewestFirst(indexed, scanned) { stub in
-            guard !stub.isExhausted, stub.matcher.matches(request) != nil else { return false }
+            guard !stub.isExhausted, stub.matcher.matches(request) else { return false }
             found = stub
             return true
         }
-        return found ?? state.withLock { $0.fallbacks }.first { !$0.isExhausted && $0.matcher.matches(request) != nil }
+        return found ?? state.withLock { $0.fallbacks }.first { !$0.isExhausted && $0.matcher.matches(request) }
     }
 
     /// Claims the first fallback, oldest first, that matches and is not exhausted.
     private func claimFallback(_ request: RecordedRequest) -> (Stub, MockResponse, RecordedRequest)? {
         for stub in state.withLock({ $0.fallbacks }) {
-            guard let captures = stub.matcher.matches(request) else { continue }
+            guard let captures = stub.matcher.captures(matching: request) else { continue }
             var matched = request
             matched.pathParameters = captures
             if let response = stub.claim(matched) { return (stub, response, matched) }
@@ -297,7 +286,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     ) -> (Stub, MockResponse, RecordedRequest)? {
         var claimed: (Stub, MockResponse, RecordedRequest)?
         Self.forEachNewestFirst(indexed, scanned) { stub in
-            guard let captures = stub.matcher.matches(request) else { return false }
+            guard let captures = stub.matcher.captures(matching: request) else { return false }
             var matched = request
             matched.pathParameters = captures
             guard let response = stub.claim(matched) else { return false }
@@ -322,41 +311,5 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
             }
             if body(stub) { return }
         }
-    }
-}
-
-/// A stub target string split into conditions: `https://host/path?query` or `/path?query`.
-struct StubTarget {
-    let path: PathPattern
-    /// Scheme, host and query conditions (the path is matched through ``path``).
-    let otherConditions: [RequestMatcher]
-
-    init(_ target: String) {
-        var rest = Substring(target)
-        var conditions: [RequestMatcher] = []
-        if let schemeEnd = rest.range(of: "://") {
-            conditions.append(.scheme(String(rest[..<schemeEnd.lowerBound])))
-            rest = rest[schemeEnd.upperBound...]
-            let hostEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-            conditions.append(.host(String(rest[..<hostEnd])))
-            rest = rest[hostEnd...]
-        }
-        var query: Substring?
-        if let mark = rest.firstIndex(of: "?") {
-            query = rest[rest.index(after: mark)...]
-            rest = rest[..<mark]
-        }
-        let rawPath = rest.isEmpty ? "/" : String(rest)
-        path = PathPattern(rawPath.removingPercentEncoding ?? rawPath)
-        if let query {
-            let items = query.split(separator: "&").map { pair -> URLQueryItem in
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
-                let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : nil
-                return URLQueryItem(name: name, value: value)
-            }
-            conditions.append(.queryExactly(items))
-        }
-        otherConditions = conditions
     }
 }

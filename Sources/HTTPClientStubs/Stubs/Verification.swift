@@ -55,7 +55,7 @@ extension StubRegistry {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Bool {
         check(
-            matcher.description, requested: requests.filter { matcher.matches($0) != nil }.count, expected,
+            matcher.description, requested: requests.filter { matcher.matches($0) }.count, expected,
             CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 

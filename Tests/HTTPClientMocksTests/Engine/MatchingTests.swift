@@ -24,8 +24,8 @@ struct MatchingTests {
         let get = request("GET", "https://h/users/42/posts/a%20b")
         #expect(evaluate(.path("/users/42/posts/a b"), get).matched)
         #expect(evaluate(.path("/users/1"), get).failures == ["path /users/42/posts/a b != /users/1"])
-        #expect(evaluate(.pathPrefix("/users/"), get).matched)
-        #expect(!evaluate(.pathPrefix("/v2"), get).matched)
+        #expect(evaluate(.path(.prefix("/users/")), get).matched)
+        #expect(!evaluate(.path(.prefix("/v2")), get).matched)
         let template = evaluate(.path("/users/{id}/posts/{slug}"), get)
         #expect(template.matched)
         #expect(template.captures == ["id": "42", "slug": "a b"])
@@ -100,8 +100,8 @@ struct MatchingTests {
     @Test func customPredicatesAndCombinations() {
         let get = request("GET", "https://h/v2/items?page=3")
         let isPageThree = RequestMatcher.custom("page is 3") { $0.queryItems.first?.value == "3" }
-        #expect(evaluate(.method(.get) && .pathPrefix("/v2") && isPageThree, get).matched)
-        #expect(evaluate(.method(.post) || .pathPrefix("/v2"), get).matched)
+        #expect(evaluate(.method(.get) && .path(.prefix("/v2")) && isPageThree, get).matched)
+        #expect(evaluate(.method(.post) || .path(.prefix("/v2")), get).matched)
         #expect(!evaluate(!.method(.get), get).matched)
         let both = evaluate(.method(.post) && .path("/nope") && .query(["page": "3"]), get)
         #expect(both.failures == ["method GET != POST", "path /v2/items != /nope"])

@@ -104,7 +104,7 @@ struct StubResponseTests {
         #expect(stubs.status(for: get) == 203)
         stubs.stub("/users/1").respond(.status(204))
         #expect(stubs.status(for: get) == 204)
-        stubs.stub(.get, path: .prefix("/users")).respond(.status(205))
+        stubs.stub(.get, .prefix("/users")).respond(.status(205))
         #expect(stubs.status(for: get) == 205)
     }
 
@@ -118,7 +118,7 @@ struct StubResponseTests {
 
     @Test func removedStubsNoLongerMatch() {
         let stub = stubs.stub(.get, "/r").respond(.status(200))
-        stubs.stub(where: .pathPrefix("/s")).respond(.status(200))
+        stubs.stub(where: .path(.prefix("/s"))).respond(.status(200))
         stubs.remove(stub)
         #expect(stubs.status(for: request("GET", "https://h/r")) == nil)
         #expect(stubs.stubs.count == 1)
@@ -144,9 +144,9 @@ struct StubResponseTests {
         let get = RecordedRequest(request("GET", "https://h/users/1"))
         let scanned = stubs.stub(.get, "/{kind}/1")
         #expect(stubs.firstMatch(for: get) === scanned)
-        let bySegment = stubs.stub(.get, path: .prefix("/users/"))
+        let bySegment = stubs.stub(.get, .prefix("/users/"))
         #expect(stubs.firstMatch(for: get) === bySegment)
-        let partialPrefix = stubs.stub(.get, path: .prefix("/us"))
+        let partialPrefix = stubs.stub(.get, .prefix("/us"))
         #expect(stubs.firstMatch(for: get) === partialPrefix)
         let anyMethod = stubs.stub("/users/{id}")
         #expect(stubs.firstMatch(for: get) === anyMethod)

@@ -49,7 +49,7 @@ struct VerificationTests {
 
     @Test func requestsMatchingAMatcherAreCountedWhetherStubbedOrNot() {
         let stubs = self.stubs
-        stubs.stub(.get, path: .prefix("/")).respond(.status(200))
+        stubs.stub(.get, .prefix("/")).respond(.status(200))
         _ = stubs.resolve(request("GET", "https://h/a?page=1"))
         _ = stubs.resolve(request("GET", "https://h/b?page=1"))
         #expect(stubs.verify(requestsMatching: .query(["page": "1"]), count: .exactly(2)))

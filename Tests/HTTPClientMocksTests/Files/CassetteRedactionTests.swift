@@ -41,7 +41,7 @@ struct CassetteRedactionTests {
 
     @Test func aSecretTheClientPercentEncodesInTheQueryAndPathIsNotWritten() async throws {
         let api = upstream.stubs
-        api.stub(path: .prefix("/files")).respond(.text("ok"))
+        api.stub(.prefix("/files")).respond(.text("ok"))
         var request = HTTPClient.Request.get(
             testURL("https://h/files/\(Self.secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"))
         request.query = [URLQueryItem(name: "q", value: Self.secret)]

@@ -1,0 +1,63 @@
+import Foundation
+
+/// What a stub registered with `stub(.get, ...)` answers: a path (`"/users/1"`), a path template
+/// (`"/users/{id}"`), a full URL (`"https://api.example.com/users?page=2"`, which also fixes the
+/// scheme, the host and the exact query), or a prefix (`.prefix("/v2")`).
+public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    /// How the path must match.
+    public let path: PathPattern
+    /// Scheme, host and query conditions (the path is matched through ``path``).
+    let otherConditions: [RequestMatcher]
+    public let description: String
+
+    /// Parses `target`: `scheme://host/path?query`, `/path?query` or a path template.
+    public init(_ target: String) {
+        description = target
+        var rest = Substring(target)
+        var conditions: [RequestMatcher] = []
+        if let schemeEnd = rest.range(of: "://") {
+            conditions.append(.scheme(String(rest[..<schemeEnd.lowerBound])))
+            rest = rest[schemeEnd.upperBound...]
+            let hostEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            conditions.append(.host(String(rest[..<hostEnd])))
+            rest = rest[hostEnd...]
+        }
+        var query: Substring?
+        if let mark = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: mark)...]
+            rest = rest[..<mark]
+        }
+        let rawPath = rest.isEmpty ? "/" : String(rest)
+        path = PathPattern(rawPath.removingPercentEncoding ?? rawPath)
+        if let query {
+            let items = query.split(separator: "&").map { pair -> URLQueryItem in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+                let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : nil
+                return URLQueryItem(name: name, value: value)
+            }
+            conditions.append(.queryExactly(items))
+        }
+        otherConditions = conditions
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    /// Paths that start with `prefix` (any scheme, host and query).
+    public static func prefix(_ prefix: String) -> StubTarget {
+        StubTarget(path: .prefix(prefix))
+    }
+
+    /// Exactly `path`, even when it contains `{` (a recorded path is never a template).
+    public static func exact(_ path: String) -> StubTarget {
+        StubTarget(path: .exact(path))
+    }
+
+    private init(path: PathPattern) {
+        self.path = path
+        otherConditions = []
+        description = path.description
+    }
+}
