@@ -7,17 +7,6 @@ import Foundation
 @_exported import FoundationNetworking
 #endif
 
-/// A task that a ``URLSessionProtocol`` created: something that can be started and cancelled.
-///
-/// `URLSessionDataTask` conforms, and so does `MockURLSessionDataTask` in `HTTPClientStubs`.
-public protocol URLSessionDataTaskProtocol: AnyObject, Sendable {
-    /// Starts the task (or resumes it if it was suspended).
-    func resume()
-    /// Cancels the task; its completion handler receives `URLError(.cancelled)` if it has not
-    /// completed yet.
-    func cancel()
-}
-
 /// The one thing ``HTTPClient`` needs from a session: a data task for a request.
 ///
 /// `URLSession` conforms through an extension in this module, so production code passes a real

@@ -22,6 +22,8 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public let body: Data
     /// Values captured by a path template such as `/users/{id}` of the stub that answered.
     public internal(set) var pathParameters: [String: String] = [:]
+    /// The file of the fixture folder that answered, when one did.
+    public internal(set) var fixtureFile: URL?
     /// Arrival order in the registry that recorded it (0 for the first request).
     public internal(set) var sequenceNumber = 0
 
@@ -114,21 +116,4 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
 
     /// `GET https://example.com/users/1`.
     public var description: String { "\(method) \(url.absoluteString)" }
-}
-
-/// A request body stream that failed while it was read: the request fails with this instead of
-/// being sent or matched with a truncated body.
-public struct BodyStreamError: Error, CustomStringConvertible, LocalizedError, Equatable {
-    /// `POST https://...`
-    public let request: String
-    /// How many bytes were read before the failure.
-    public let bytesRead: Int
-    /// What the stream said.
-    public let reason: String
-
-    public var description: String {
-        "The body stream of \(request) failed after \(bytesRead) bytes (\(reason)); the request was not answered with a truncated body."
-    }
-
-    public var errorDescription: String? { description }
 }

@@ -11,11 +11,24 @@ import HTTPClient
 public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// The outcome of one leaf condition.
     enum Check: Sendable {
-        case pass(captures: [String: String])
+        case pass(Captures)
         /// `nearness` (0...1) ranks near misses: how close the failed value was.
         case fail(reason: String, nearness: Double = 0)
 
-        static let pass = Check.pass(captures: [:])
+        static let pass = Check.pass(Captures())
+    }
+
+    /// What passing conditions hand to the request they matched.
+    package struct Captures: Sendable {
+        /// From path templates such as `/users/{id}`.
+        var pathParameters: [String: String] = [:]
+        /// The file of the fixture folder that will answer.
+        var fixtureFile: URL?
+
+        mutating func merge(_ other: Captures) {
+            pathParameters.merge(other.pathParameters) { _, new in new }
+            if let file = other.fixtureFile { fixtureFile = file }
+        }
     }
 
     indirect enum Node: Sendable {
@@ -84,27 +97,27 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
 
     /// The path parameters `request` yields when it matches, `nil` when it does not.
-    package func captures(matching request: RecordedRequest) -> [String: String]? {
+    package func captures(matching request: RecordedRequest) -> Captures? {
         Self.quickMatch(node, request)
     }
 
-    private static func quickMatch(_ node: Node, _ request: RecordedRequest) -> [String: String]? {
+    private static func quickMatch(_ node: Node, _ request: RecordedRequest) -> Captures? {
         switch node {
         case .condition(_, let evaluate):
             if case .pass(let captures) = evaluate(request) { return captures }
             return nil
         case .all(let nodes):
-            var captures: [String: String] = [:]
+            var captures = Captures()
             for node in nodes {
                 guard let found = quickMatch(node, request) else { return nil }
-                captures.merge(found) { _, new in new }
+                captures.merge(found)
             }
             return captures
         case .any(let nodes):
             for node in nodes { if let found = quickMatch(node, request) { return found } }
             return nil
         case .not(let node):
-            return quickMatch(node, request) == nil ? [:] : nil
+            return quickMatch(node, request) == nil ? Captures() : nil
         }
     }
 
@@ -113,7 +126,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         case .condition(_, let evaluate):
             switch evaluate(request) {
             case .pass(let captures):
-                return Evaluation(matched: true, captures: captures, failures: [], passedConditions: 1, totalConditions: 1)
+                return Evaluation(
+                    matched: true, captures: captures.pathParameters, failures: [], passedConditions: 1, totalConditions: 1)
             case .fail(let reason, let nearness):
                 return Evaluation(
                     matched: false, captures: [:], failures: [reason], passedConditions: 0, totalConditions: 1,
@@ -205,7 +219,7 @@ extension RequestMatcher {
     /// The percent-decoded path: exact, `.prefix("/v2")`, or a template `"/users/{id}"`.
     public static func path(_ pattern: PathPattern) -> RequestMatcher {
         RequestMatcher("path \(pattern)") { request in
-            if let captures = pattern.match(request.path) { return .pass(captures: captures) }
+            if let captures = pattern.match(request.path) { return .pass(Captures(pathParameters: captures)) }
             return .fail(reason: "path \(request.path) != \(pattern)", nearness: sharedPrefixRatio(request.path, pattern.description))
         }
     }

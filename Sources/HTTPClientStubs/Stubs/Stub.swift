@@ -38,10 +38,10 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// Where the stub was declared, for reports.
     public let location: CallSite
     /// `METHOD path` for stubs the registry can look up without scanning.
-    let indexKey: String?
+    let indexKey: StubIndexKey?
     private let state: Locked<State>
 
-    init(id: Int, matcher: RequestMatcher, indexKey: String?, location: CallSite) {
+    init(id: Int, matcher: RequestMatcher, indexKey: StubIndexKey?, location: CallSite) {
         self.id = id
         self.indexKey = indexKey
         self.location = location
@@ -186,25 +186,4 @@ public final class Stub: Sendable, CustomStringConvertible {
         if let limit = state.limit, state.calls.count >= limit { return true }
         return state.exhaustion == .stopMatching && state.served >= state.responses.count
     }
-}
-
-/// A place in source code: where a registry or stub was created, or where a check was called.
-public struct CallSite: Sendable, CustomStringConvertible {
-    public let fileIDString: StaticString
-    public let filePathString: StaticString
-    public let line: Int
-    public let column: Int
-
-    public init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
-        fileIDString = fileID
-        filePathString = filePath
-        self.line = Int(line)
-        self.column = Int(column)
-    }
-
-    public var fileID: String { "\(fileIDString)" }
-    public var filePath: String { "\(filePathString)" }
-
-    /// `Module/File.swift:12`.
-    public var description: String { "\(fileID):\(line)" }
 }

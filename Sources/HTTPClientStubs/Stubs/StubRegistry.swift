@@ -34,7 +34,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         /// Stubs found without scanning, in registration order: by `METHOD path` when the path
         /// is exact, by `METHOD /segment/*` when a template or prefix fixes the first segment
         /// (`*` for any method).
-        var indexed: [String: [Stub]] = [:]
+        var indexed: [StubIndexKey: [Stub]] = [:]
         /// Every other stub, in registration order.
         var scanned: [Stub] = []
         var requests: [RecordedRequest] = []
@@ -127,12 +127,13 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         let path = target.path
         let all = (method.map { [RequestMatcher.method($0)] } ?? []) + [.path(path)] + target.otherConditions
         let matcher = all.dropFirst().reduce(all[0], &&)
-        let methodKey = method?.rawValue ?? "*"
-        let key = path.exactPath.map { "\(methodKey) \($0)" } ?? path.fixedFirstSegment.map { "\(methodKey) /\($0)/*" }
+        let key =
+            path.exactPath.map { StubIndexKey(method: method, route: .path($0)) }
+            ?? path.fixedFirstSegment.map { StubIndexKey(method: method, route: .firstSegment($0)) }
         return register(matcher, indexKey: key, site: site)
     }
 
-    private func register(_ matcher: RequestMatcher, indexKey: String?, site: CallSite) -> Stub {
+    private func register(_ matcher: RequestMatcher, indexKey: StubIndexKey?, site: CallSite) -> Stub {
         state.withLock { state in
             let stub = Stub(id: state.nextID, matcher: matcher, indexKey: indexKey, location: site)
             state.nextID += 1
@@ -259,7 +260,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         for stub in state.withLock({ $0.fallbacks }) {
             guard let captures = stub.matcher.captures(matching: request) else { continue }
             var matched = request
-            matched.pathParameters = captures
+            matched.pathParameters = captures.pathParameters
+            matched.fixtureFile = captures.fixtureFile
             if let response = stub.claim(matched) { return (stub, response, matched) }
         }
         return nil
@@ -270,9 +272,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     private func candidates(for request: RecordedRequest) -> (indexed: [Stub], scanned: [Stub]) {
         let (hasIndexed, scanned) = state.withLock { (!$0.indexed.isEmpty, $0.scanned) }
         guard hasIndexed else { return ([], scanned) }  // a session's own answers only: no keys to build
-        let method = request.method.rawValue
-        let segment = PathPattern.firstSegment(of: request.path)
-        let keys = ["\(method) \(request.path)", "* \(request.path)", "\(method) /\(segment)/*", "* /\(segment)/*"]
+        let keys = StubIndexKey.candidates(
+            method: request.method, path: request.path, firstSegment: PathPattern.firstSegment(of: request.path))
         return state.withLock { state in
             var buckets = keys.compactMap { state.indexed[$0] }
             let indexed = buckets.count <= 1 ? (buckets.popLast() ?? []) : buckets.joined().sorted { $0.id < $1.id }
@@ -288,7 +289,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         Self.forEachNewestFirst(indexed, scanned) { stub in
             guard let captures = stub.matcher.captures(matching: request) else { return false }
             var matched = request
-            matched.pathParameters = captures
+            matched.pathParameters = captures.pathParameters
+            matched.fixtureFile = captures.fixtureFile
             guard let response = stub.claim(matched) else { return false }
             claimed = (stub, response, matched)
             return true

@@ -139,12 +139,3 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
         }
     }
 }
-
-/// The error a transport delivers for a request that matched no stub. Its description is the
-/// full ``UnmatchedRequestReport``.
-public struct UnmatchedRequestError: Error, CustomStringConvertible, LocalizedError {
-    public let report: UnmatchedRequestReport
-
-    public var description: String { report.description }
-    public var errorDescription: String? { report.description }
-}

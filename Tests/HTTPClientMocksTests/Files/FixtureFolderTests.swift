@@ -96,6 +96,9 @@ struct FixtureFolderTests {
         let fixtures = try #require(stubs.stubs.first)
         #expect(stubs.verify(fixtures, requested: .exactly(2)))
         #expect(fixtures.calls.map(\.path) == ["/a", "/a"])
+        // The file that answered is a field of the request, not a path parameter.
+        #expect(fixtures.calls.map(\.fixtureFile?.lastPathComponent) == ["GET|-a.json", "GET|-a.json"])
+        #expect(fixtures.calls.allSatisfy { $0.pathParameters.isEmpty })
     }
 
     @Test func newerInlineStubsWinOverTheFolder() async throws {

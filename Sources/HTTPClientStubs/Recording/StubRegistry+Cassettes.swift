@@ -1,21 +1,6 @@
 import Foundation
 import HTTPClient
 
-/// Which recorded exchange answers a request: method and URL always (query order ignored,
-/// redacted values compared redacted); optionally the body and chosen headers.
-public struct CassetteMatching: Sendable {
-    public var body: Bool
-    public var headers: [String]
-
-    public init(body: Bool = false, headers: [String] = []) {
-        self.body = body
-        self.headers = headers
-    }
-
-    /// Method and URL: the default.
-    public static let methodAndURL = CassetteMatching()
-}
-
 extension StubRegistry {
     /// Serves a cassette's recorded responses through this registry: each distinct request
     /// becomes one stub (indexed by method and path), answering its recordings in order and
@@ -57,15 +42,24 @@ extension StubRegistry {
     private static func grouped(
         _ interactions: [Cassette.Interaction], matching: CassetteMatching, url: (String) -> (path: String, url: String)?
     ) -> [[Cassette.Interaction]] {
-        var order: [String] = []
-        var groups: [String: [Cassette.Interaction]] = [:]
+        /// What makes two recorded requests the same request under `matching`.
+        struct RequestKey: Hashable {
+            let method: String
+            let url: String
+            /// Only when bodies are matched; `nil` for a request without one.
+            let body: Data?
+            /// The matched headers' values, in `matching.headers` order (`nil` when absent).
+            let headers: [String?]
+        }
+        var order: [RequestKey] = []
+        var groups: [RequestKey: [Cassette.Interaction]] = [:]
         for interaction in interactions {
             guard let key = url(interaction.request.url) else { continue }
-            var id = "\(interaction.request.method.uppercased()) \(key.url)"
-            if matching.body { id += " \(interaction.request.body.map { "\($0)" } ?? "")" }
-            for name in matching.headers {
-                id += " \(interaction.request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value ?? "-")"
-            }
+            let request = interaction.request
+            let id = RequestKey(
+                method: request.method.uppercased(), url: key.url,
+                body: matching.body ? request.body?.data : nil,
+                headers: matching.headers.map { name in request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value })
             if groups[id] == nil { order.append(id) }
             groups[id, default: []].append(interaction)
         }

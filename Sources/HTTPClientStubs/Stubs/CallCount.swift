@@ -1,0 +1,30 @@
+import Foundation
+import HTTPClient
+
+/// How many times a stub (or a kind of request) is expected to be requested.
+public enum CallCount: Sendable, Hashable, CustomStringConvertible {
+    case exactly(Int)
+    case atLeast(Int)
+    case atMost(Int)
+
+    /// Not at all.
+    public static let never = CallCount.exactly(0)
+    /// Exactly once.
+    public static let once = CallCount.exactly(1)
+
+    public func accepts(_ count: Int) -> Bool {
+        switch self {
+        case .exactly(let expected): count == expected
+        case .atLeast(let minimum): count >= minimum
+        case .atMost(let maximum): count <= maximum
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .exactly(let n): "exactly \(times(n))"
+        case .atLeast(let n): "at least \(times(n))"
+        case .atMost(let n): "at most \(times(n))"
+        }
+    }
+}
