@@ -207,9 +207,9 @@ struct ClientAgainstServerTests {
             let tags: [String]
         }
         try await withServer { server, client in
-            let created = try await client.post(
-                server.baseURL.appendingPathComponent("users"),
-                json: NewUser(name: "Ada", tags: ["math", "poetry"]), as: User.self)
+            let created = try await client.send(
+                .post(server.baseURL.appendingPathComponent("users"), body: .json(NewUser(name: "Ada", tags: ["math", "poetry"]))),
+                as: User.self)
             #expect(created == User(id: 42, name: "Ada", tags: ["math", "poetry"]))
         }
     }
