@@ -11,7 +11,9 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     /// Creates a method from its token; the token is upper-cased, as methods are case-sensitive
     /// on the wire and every registered method is upper case.
     public init(rawValue: String) {
-        self.rawValue = rawValue.uppercased()
+        // Most tokens arrive upper-cased already; `uppercased()` would allocate for each.
+        let hasLowercase = rawValue.utf8.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
+        self.rawValue = hasLowercase ? rawValue.uppercased() : rawValue
     }
 
     public init(stringLiteral value: String) {

@@ -50,15 +50,37 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// larger part of a mocked round trip.
     static func decodedPath(of url: URL) -> String {
         let string = url.absoluteString
-        guard let authority = string.range(of: "://") else {
+        let bytes = string.utf8
+        // Scanned as UTF-8 bytes: `range(of:)` and Character indexing cost more than the rest
+        // of a mocked round trip. The delimiters are ASCII, so byte offsets are valid indices.
+        var index = bytes.startIndex
+        var afterScheme: String.Index?
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ":") {
+                let next = bytes.index(after: index)
+                if next < bytes.endIndex, bytes[next] == UInt8(ascii: "/"),
+                    bytes.index(after: next) < bytes.endIndex, bytes[bytes.index(after: next)] == UInt8(ascii: "/")
+                {
+                    afterScheme = bytes.index(next, offsetBy: 2)
+                }
+                break
+            }
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            index = bytes.index(after: index)
+        }
+        guard let afterScheme else {
             let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.path ?? url.path
             return path.isEmpty ? "/" : path
         }
-        let rest = string[authority.upperBound...]
-        guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }), rest[start] == "/" else { return "/" }
-        let raw = rest[start..<(rest[start...].firstIndex { $0 == "?" || $0 == "#" } ?? rest.endIndex)]
-        guard raw.contains("%") else { return String(raw) }
-        return String(raw).removingPercentEncoding ?? String(raw)
+        func isEnd(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") }
+        guard let start = bytes[afterScheme...].firstIndex(where: { $0 == UInt8(ascii: "/") || isEnd($0) }),
+            bytes[start] == UInt8(ascii: "/")
+        else { return "/" }
+        let end = bytes[start...].firstIndex(where: isEnd) ?? bytes.endIndex
+        let raw = Substring(bytes[start..<end])
+        guard bytes[start..<end].contains(UInt8(ascii: "%")) else { return String(raw) }
+        return raw.removingPercentEncoding ?? String(raw)
     }
 
     /// `request` with a body stream read into `httpBody`, once: a stream cannot be read twice,
