@@ -5,6 +5,22 @@ import Testing
 
 @Suite("Matching requests")
 struct MatchingTests {
+    @Test(
+        "a recorded request's path is split by hand the way URLComponents splits it",
+        arguments: [
+            ("https://h/users/1?page=2#top", "/users/1"), ("https://h", "/"), ("https://h?q=1", "/"), ("https://h#f", "/"),
+            ("https://user:pw@h:8080/a/b/", "/a/b/"), ("https://h/caf%C3%A9%20bar", "/café bar"), ("https://h/100%", "/100%"),
+            ("https://[::1]:80/x?y", "/x"), ("about:blank", "blank"), ("file:///tmp/x", "/tmp/x"),
+        ])
+    func pathSplitting(url: String, path: String) throws {
+        let recorded = RecordedRequest(URLRequest(url: try #require(URL(string: url))))
+        #expect(recorded.path == path)
+        let components = try #require(URLComponents(string: url))
+        if url.contains("://"), !url.hasSuffix("%") {
+            #expect(recorded.path == (components.path.isEmpty ? "/" : components.path))
+        }
+    }
+
     func evaluate(_ matcher: RequestMatcher, _ urlRequest: URLRequest) -> RequestMatcher.Evaluation {
         matcher.evaluate(RecordedRequest(urlRequest))
     }
