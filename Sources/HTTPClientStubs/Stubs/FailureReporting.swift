@@ -29,10 +29,6 @@ public struct FailureReporting: Sendable {
         FailureReporting { message, site, _ in handler(message, site) }
     }
 
-    static var isInsideSwiftTestingTest: Bool {
-        TestFrameworkBridgeLookup.loaded?.currentSwiftTestingTestName != nil
-    }
-
     /// The running Swift Testing test's name, for naming registries after their test.
     static var currentTestName: String? {
         TestFrameworkBridgeLookup.loaded?.currentSwiftTestingTestName

@@ -76,8 +76,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) {
         location = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-        createdInSwiftTesting = FailureReporting.isInsideSwiftTestingTest
-        self.name = name ?? FailureReporting.currentTestName ?? "StubRegistry at \(location)"
+        let testName = FailureReporting.currentTestName
+        createdInSwiftTesting = testName != nil
+        self.name = name ?? testName ?? "StubRegistry at \(location)"
         self.passthroughHosts = Set(passthroughHosts.map { $0.lowercased() })
         self.reporting = reporting
         self.redaction = redaction
@@ -270,11 +271,10 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     /// The stubs that could match: the indexed buckets for the request's method, path and
     /// first segment (merged by id), and every stub that is not indexed.
     private func candidates(for request: RecordedRequest) -> (indexed: [Stub], scanned: [Stub]) {
-        let (hasIndexed, scanned) = state.withLock { (!$0.indexed.isEmpty, $0.scanned) }
-        guard hasIndexed else { return ([], scanned) }  // a session's own answers only: no keys to build
-        let keys = StubIndexKey.candidates(
-            method: request.method, path: request.path, firstSegment: PathPattern.firstSegment(of: request.path))
-        return state.withLock { state in
+        state.withLock { state in
+            guard !state.indexed.isEmpty else { return ([], state.scanned) }  // a session's own answers only
+            let keys = StubIndexKey.candidates(
+                method: request.method, path: request.path, firstSegment: PathPattern.firstSegment(of: request.path))
             var buckets = keys.compactMap { state.indexed[$0] }
             let indexed = buckets.count <= 1 ? (buckets.popLast() ?? []) : buckets.joined().sorted { $0.id < $1.id }
             return (indexed, state.scanned)
