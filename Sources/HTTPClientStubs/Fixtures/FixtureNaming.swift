@@ -74,8 +74,15 @@ public enum FixtureNaming {
     }
 
     /// `/` and `:` cannot appear in file names on every system: both become `-`.
+    ///
+    /// Replaced byte by byte, not `Character` by `Character`: a combining mark after the
+    /// separator, or a prepended mark such as U+06DD before it, makes one grapheme of both, which
+    /// would compare unequal to `"/"` and keep the separator in the name.
     static func fileSystemSafe(_ name: String) -> String {
-        String(name.map { $0 == "/" || $0 == ":" ? "-" : $0 })
+        let slash = UInt8(ascii: "/")
+        let colon = UInt8(ascii: ":")
+        guard name.utf8.contains(where: { $0 == slash || $0 == colon }) else { return name }
+        return String(decoding: name.utf8.map { $0 == slash || $0 == colon ? UInt8(ascii: "-") : $0 }, as: UTF8.self)
     }
 }
 

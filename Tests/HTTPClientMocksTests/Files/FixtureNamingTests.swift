@@ -102,6 +102,17 @@ struct FixtureNamingTests {
         #expect(names("GET", "https://h/a:b/c?\(longQuery)") == ["GET|-a-b-c?\(SHA256.hex(longQuery))"])
     }
 
+    /// Found by the fuzzer: U+06DD joins the `:` after it into one `Character`, and a combining
+    /// acute accent joins the `/` before it.
+    @Test func separatorsInsideALargerGraphemeStillBecomeDashes() {
+        for path in ["a%DB%9D:b", "a%DB%9D/b", "a/%CC%81b", "a:%CC%81b"] {
+            for name in names("GET", "https://h/\(path)") {
+                #expect(!name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(UInt8(ascii: ":")), "\(name)")
+            }
+        }
+        #expect(names("GET", "https://h/a%DB%9D:b") == ["GET|-a\u{06DD}-b"])
+    }
+
     @Test func theNameLimitCountsBytesAsFileSystemsDo() {
         // 200 characters but 400 bytes: too long for a file name, although short in characters.
         let path = String(repeating: "é", count: 200)
