@@ -39,18 +39,32 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     /// Whether responses' latency and throughput are honoured (on a background queue). Off by
     /// default: answers arrive synchronously inside `resume()`.
     public let simulatesLatency: Bool
-    /// Where requests to the registry's pass-through hosts go.
+    /// Where requests the registry lets through go.
     public let passthroughSession: any URLSessionProtocol
+    /// What the session does around each answer, as a `URLSession` with its configuration would.
+    let behaviour: SessionBehaviour
+
+    /// Where `Set-Cookie` from stubs lands, and where later requests' `Cookie` comes from: the
+    /// configuration's storage (a fresh, empty one for the default `.ephemeral`).
+    public var cookieStorage: HTTPCookieStorage? { behaviour.cookieStorage }
 
     /// Creates a session.
     ///
     /// - Parameters:
     ///   - stubs: The registry to answer from. Without one, the session makes its own, which
     ///     answers 200 with an empty body when nothing else does.
-    ///   - simulatesLatency: Honour ``MockResponse/latency`` and ``MockResponse/throughput``.
-    ///   - passthroughSession: The session for the registry's pass-through hosts.
+    ///   - configuration: What a real session would be made with: its cookie storage, cookie
+    ///     accept policy and `httpShouldSetCookies`, and `timeoutIntervalForRequest` apply.
+    ///   - followsRedirects: Follow 3xx answers with `Location` as `URLSession` does (every hop
+    ///     is a request of its own); `false` delivers them as they are.
+    ///   - simulatesLatency: Wait out ``MockResponse/latency`` and ``MockResponse/throughput``.
+    ///     Without it answers come at once, but one later than the timeout still fails with
+    ///     `URLError(.timedOut)`.
+    ///   - passthroughSession: The session for the requests the registry lets through.
     public init(
         stubs: StubRegistry? = nil,
+        configuration: URLSessionConfiguration = .ephemeral,
+        followsRedirects: Bool = true,
         simulatesLatency: Bool = false,
         passthroughSession: any URLSessionProtocol = URLSession.shared,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
@@ -62,6 +76,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         self.stubs = registry
         self.simulatesLatency = simulatesLatency
         self.passthroughSession = passthroughSession
+        behaviour = SessionBehaviour(configuration: configuration, followsRedirects: followsRedirects)
 
         queuedAnswers = registry.addFallback(.any, site: site).named("answers queued with enqueue").allowingUnused()
         queuedAnswers.enqueue([])
@@ -148,11 +163,11 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
             defer { canned.nextDataTask = MockURLSessionDataTask() }
             return canned.nextDataTask
         }
-        let resolution = stubs.resolve(request)
-        if case .passthrough(let forwarded) = resolution {
-            return passthroughSession.makeDataTask(with: forwarded, completionHandler: completionHandler)
+        task.begin(request, simulatingLatency: simulatesLatency, completion: completionHandler)
+        let passthroughSession = passthroughSession
+        stubs.exchange(request, behaviour: behaviour) { result in
+            task.receive(result, passthroughSession: passthroughSession)
         }
-        task.answer(resolution, simulatingLatency: simulatesLatency, completion: completionHandler)
         return task
     }
 }

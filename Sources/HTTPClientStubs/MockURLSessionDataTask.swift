@@ -1,28 +1,33 @@
 import Foundation
 import HTTPClient
 
-/// The task a ``MockURLSession`` hands out. It records how it was used and delivers its canned
-/// result synchronously inside ``resume()``, on the caller's thread, exactly once.
+/// The task a ``MockURLSession`` hands out. It records how it was used and delivers its answer
+/// synchronously inside ``resume()``, on the caller's thread, exactly once.
 ///
 /// Like a real task, it never completes if it is never resumed, and ``cancel()`` before it has
-/// completed delivers `URLError(.cancelled)`.
+/// completed delivers `URLError(.cancelled)`. An answer held by a ``HeldResponse`` is delivered
+/// inside `release()`, if the task was resumed by then.
 public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable {
-    private struct Pending {
-        let request: URLRequest?
-        let arguments: (Data?, URLResponse?, (any Error)?)
-        let delay: TimeInterval
-        let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    private enum Phase: Sendable {
+        /// Not handed out yet, or its answer is held.
+        case waiting
+        case ready(Delivery)
+        /// The registry let the request through: this real task carries it.
+        case forwarding(any URLSessionDataTaskProtocol)
+        /// Its answer is on its way after a simulated latency.
+        case scheduled(Delivery)
+        case finished
     }
 
-    private struct State {
+    private struct State: Sendable {
         var resumeCount = 0
         var cancelWasCalled = false
-        var pending: Pending?
-        var isScheduled = false
+        var phase = Phase.waiting
         var request: URLRequest?
+        var simulatesLatency = false
+        var completion: (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?
     }
 
-    // Pending holds non-Sendable tuples only inside the lock; they are handed out once.
     private let state = Locked(State())
 
     /// Creates a task. Assign it to ``MockURLSession/nextDataTask`` to give it to the next request.
@@ -40,82 +45,129 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
     /// The request this task was created for, once a session has handed it out.
     public var originalRequest: URLRequest? { state.withLock { $0.request } }
 
-    /// Delivers the canned result, the first time only: inside this call, or after the
-    /// response's latency when the session simulates it.
+    /// Delivers the answer, the first time only: inside this call, or after the response's
+    /// latency when the session simulates it, or when a held response is released.
     public func resume() {
-        let pending = state.withLock { state -> Pending? in
+        let action = state.withLock { state -> Action in
             state.resumeCount += 1
-            guard let pending = state.pending, !state.isScheduled else { return nil }
-            if pending.delay > 0 {
-                state.isScheduled = true
-            } else {
-                state.pending = nil
-            }
-            return pending
+            guard state.resumeCount == 1 else { return .none }
+            return Self.start(&state)
         }
-        guard let pending else { return }
-        guard pending.delay > 0 else {
-            pending.completion(pending.arguments.0, pending.arguments.1, pending.arguments.2)
-            return
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + pending.delay) { [self] in
-            let due = state.withLock { state -> Pending? in
-                defer { state.pending = nil }
-                return state.pending
-            }
-            // nil when cancel() delivered first.
-            guard let due else { return }
-            due.completion(due.arguments.0, due.arguments.1, due.arguments.2)
-        }
+        perform(action)
     }
 
     /// Delivers `URLError(.cancelled)` if the task has not completed yet.
     public func cancel() {
-        let pending = state.withLock { state -> Pending? in
+        let action = state.withLock { state -> Action in
             state.cancelWasCalled = true
-            defer { state.pending = nil }
-            return state.pending
+            switch state.phase {
+            case .finished:
+                return .none
+            case .forwarding(let task):
+                return .cancelForwarded(task)
+            case .waiting, .ready, .scheduled:
+                state.phase = .finished
+                var userInfo: [String: Any] = [:]
+                if let url = state.request?.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+                let error = URLError(.cancelled, userInfo: userInfo)
+                return .complete(
+                    Delivery(request: state.request ?? URLRequest(url: URL(fileURLWithPath: "/")), error: error), state.completion)
+            }
         }
-        guard let pending else { return }
-        var userInfo: [String: Any] = [:]
-        if let url = pending.request?.url {
-            userInfo[NSURLErrorFailingURLErrorKey] = url
-        }
-        pending.completion(nil, nil, URLError(.cancelled, userInfo: userInfo))
+        perform(action)
     }
 
-    /// Makes this task deliver the registry's answer when resumed: the one dispatch every
-    /// synchronous session (``MockURLSession``, ``CassetteSession``) uses. A pass-through
-    /// resolution is the caller's to forward; here it fails as unanswerable.
-    func answer(
-        _ resolution: StubRegistry.Resolution, simulatingLatency: Bool,
-        completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) {
-        switch resolution {
-        case .respond(let response, let request, _):
-            let arguments = response.completionArguments(for: request.urlRequest)
-            let delay = simulatingLatency ? response.latency + response.downloadTime(bodySize: arguments.0?.count ?? 0) : 0
-            prepare(request: request.urlRequest, arguments: arguments, delay: delay, completion: completion)
-        case .unmatched(let error):
-            prepare(request: error.report.request.urlRequest, arguments: (nil, nil, error), delay: 0, completion: completion)
-        case .failed(let error):
-            prepare(request: nil, arguments: (nil, nil, error), delay: 0, completion: completion)
-        case .passthrough(let request):
-            prepare(request: request, arguments: (nil, nil, URLError(.unsupportedURL)), delay: 0, completion: completion)
-        }
-    }
+    // MARK: Engine
 
-    /// Called by the session: the next ``resume()`` delivers `arguments` to `completion`.
-    private func prepare(
-        request: URLRequest?,
-        arguments: (Data?, URLResponse?, (any Error)?),
-        delay: TimeInterval,
-        completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    /// Hands the task out for `request`: `completion` receives what the session decides,
+    /// once the task is resumed.
+    func begin(
+        _ request: URLRequest, simulatingLatency: Bool, completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         state.withLock { state in
             state.request = request
-            state.isScheduled = false
-            state.pending = Pending(request: request, arguments: arguments, delay: delay, completion: completion)
+            state.simulatesLatency = simulatingLatency
+            state.completion = completion
+        }
+    }
+
+    /// The session's decision: delivered now if the task runs, or when it is resumed.
+    func receive(_ result: ExchangeResult, passthroughSession: any URLSessionProtocol) {
+        if case .passthrough(let request) = result {
+            let completion = state.withLock { $0.completion }
+            let forwarded = passthroughSession.makeDataTask(with: request) { data, response, error in
+                completion?(data, response, error)
+            }
+            let action = state.withLock { state -> Action in
+                guard case .waiting = state.phase else { return .none }  // cancelled meanwhile
+                state.phase = .forwarding(forwarded)
+                return state.resumeCount > 0 ? .resumeForwarded(forwarded) : .none
+            }
+            perform(action)
+            return
+        }
+        guard case .deliver(let delivery) = result else { return }
+        let action = state.withLock { state -> Action in
+            guard case .waiting = state.phase else { return .none }  // cancelled meanwhile
+            state.phase = .ready(delivery)
+            return state.resumeCount > 0 ? Self.start(&state) : .none
+        }
+        perform(action)
+    }
+
+    /// Delivers a decision made without an exchange (a cassette's replayed answer).
+    func answer(_ delivery: Delivery, completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) {
+        begin(delivery.request, simulatingLatency: false, completion: completion)
+        receive(.deliver(delivery), passthroughSession: URLSession.shared)
+    }
+
+    private enum Action {
+        case none
+        case complete(Delivery, (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?)
+        case completeLater(Delivery, TimeInterval)
+        case resumeForwarded(any URLSessionDataTaskProtocol)
+        case cancelForwarded(any URLSessionDataTaskProtocol)
+    }
+
+    /// What starting a resumed task means in its phase (called inside the lock).
+    private static func start(_ state: inout State) -> Action {
+        switch state.phase {
+        case .ready(let delivery):
+            let delay = state.simulatesLatency ? delivery.latency + delivery.downloadTime : 0
+            if delay > 0 {
+                state.phase = .scheduled(delivery)
+                return .completeLater(delivery, delay)
+            }
+            state.phase = .finished
+            return .complete(delivery, state.completion)
+        case .forwarding(let task):
+            return .resumeForwarded(task)
+        case .waiting, .scheduled, .finished:
+            return .none
+        }
+    }
+
+    private func perform(_ action: Action) {
+        switch action {
+        case .none:
+            break
+        case .complete(let delivery, let completion):
+            completion?(delivery.data, delivery.response, delivery.error)
+            delivery.noteDelivered()
+        case .completeLater(_, let delay):
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+                let due = state.withLock { state -> Action in
+                    // Not scheduled any more when cancel() delivered first.
+                    guard case .scheduled(let delivery) = state.phase else { return .none }
+                    state.phase = .finished
+                    return .complete(delivery, state.completion)
+                }
+                perform(due)
+            }
+        case .resumeForwarded(let task):
+            task.resume()
+        case .cancelForwarded(let task):
+            task.cancel()
         }
     }
 }

@@ -7,14 +7,21 @@ import Foundation
 @_exported import FoundationNetworking
 #endif
 
-/// The one thing ``HTTPClient`` needs from a session: a data task for a request.
+/// What ``HTTPClient``, and code written against `URLSession`, needs from a session: data tasks
+/// for the completion-handler style, and `URLSession`'s own `async` methods.
 ///
 /// `URLSession` conforms through an extension in this module, so production code passes a real
-/// session while tests inject `MockURLSession` (or any type of their own).
+/// session while tests inject `MockURLSession` (or any type of their own). Code that calls
+/// `try await session.data(for:)`, `upload(for:from:)` or `download(for:)` changes only the
+/// type of the property that holds the session.
 ///
-/// The requirement is deliberately *not* spelled `dataTask(with:completionHandler:)`: if it
-/// were, `URLSession`'s conformance would have to call a method with the same signature as
-/// itself, and a small mistake in the return type turns that into infinite recursion.
+/// A conforming type implements ``makeDataTask(with:completionHandler:)`` only; the `async`
+/// methods have default implementations over it (cancelling the Swift task cancels the data
+/// task). `URLSession` replaces each with its own method.
+///
+/// The data-task requirement is deliberately *not* spelled `dataTask(with:completionHandler:)`,
+/// and `URLSession`'s `async` methods forward to the variants with a `delegate:` argument: a
+/// method that calls one with its own signature would call itself forever.
 public protocol URLSessionProtocol: Sendable {
     /// Creates, but does not start, a task that loads `request` and calls `completionHandler`
     /// once with the body, the response, or the error.
@@ -22,6 +29,86 @@ public protocol URLSessionProtocol: Sendable {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any URLSessionDataTaskProtocol
+
+    /// Loads `request` and returns the body and the response, like `URLSession.data(for:)`.
+    func data(for request: URLRequest) async throws -> (Data, URLResponse)
+
+    /// Sends `request` with `bodyData` as its body, like `URLSession.upload(for:from:)`.
+    func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, URLResponse)
+
+    /// Sends `request` with the contents of `fileURL` as its body, like
+    /// `URLSession.upload(for:fromFile:)`.
+    func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, URLResponse)
+
+    /// Downloads `request`'s body to a temporary file, like `URLSession.download(for:)`: the
+    /// file is the caller's to move or delete.
+    func download(for request: URLRequest) async throws -> (URL, URLResponse)
+}
+
+extension URLSessionProtocol {
+    /// Runs a data task, cancelling it when the Swift task is cancelled (`URLError(.cancelled)`).
+    public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+        let cancellation = TaskCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+                let task = makeDataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse, userInfo: Self.failingURL(request)))
+                    }
+                }
+                cancellation.register(task)
+                task.resume()
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// Sends `request` with `bodyData` as its `httpBody`.
+    public func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, URLResponse) {
+        var request = request
+        request.httpBodyStream = nil
+        request.httpBody = bodyData
+        return try await data(for: request)
+    }
+
+    /// Reads `fileURL` and sends it as the body; a file that cannot be read fails with
+    /// `URLError(.fileDoesNotExist)` naming it, as `URLSession` does, before anything is sent.
+    public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, URLResponse) {
+        let body: Data
+        do {
+            body = try Data(contentsOf: fileURL)
+        } catch {
+            var userInfo = Self.failingURL(request)
+            userInfo[NSLocalizedDescriptionKey] = "The file to upload, \(fileURL.path), could not be read: \(error.localizedDescription)"
+            userInfo[NSUnderlyingErrorKey] = error
+            throw URLError(.fileDoesNotExist, userInfo: userInfo)
+        }
+        return try await upload(for: request, from: body)
+    }
+
+    /// Loads `request` and writes the body to a new file in the temporary directory.
+    public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
+        let (body, response) = try await data(for: request)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-download-\(UUID().uuidString).tmp")
+        do {
+            try body.write(to: file)
+        } catch {
+            var userInfo = Self.failingURL(request)
+            userInfo[NSLocalizedDescriptionKey] = "The download could not be written to \(file.path): \(error.localizedDescription)"
+            userInfo[NSUnderlyingErrorKey] = error
+            throw URLError(.cannotCreateFile, userInfo: userInfo)
+        }
+        return (file, response)
+    }
+
+    private static func failingURL(_ request: URLRequest) -> [String: Any] {
+        request.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]
+    }
 }
 
 extension URLSession: URLSessionProtocol {
@@ -32,6 +119,29 @@ extension URLSession: URLSessionProtocol {
     ) -> any URLSessionDataTaskProtocol {
         let task: URLSessionDataTask = dataTask(with: request, completionHandler: completionHandler)
         return task
+    }
+
+    // Each forwards to the method with a `delegate:` argument: without it, the call would
+    // resolve to the method it is written in.
+
+    /// `URLSession`'s own `data(for:delegate:)`.
+    public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+        try await data(for: request, delegate: nil)
+    }
+
+    /// `URLSession`'s own `upload(for:from:delegate:)`.
+    public func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, URLResponse) {
+        try await upload(for: request, from: bodyData, delegate: nil)
+    }
+
+    /// `URLSession`'s own `upload(for:fromFile:delegate:)`.
+    public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, URLResponse) {
+        try await upload(for: request, fromFile: fileURL, delegate: nil)
+    }
+
+    /// `URLSession`'s own `download(for:delegate:)`.
+    public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
+        try await download(for: request, delegate: nil)
     }
 }
 

@@ -107,9 +107,20 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
             switch resolution {
             case .unmatched where records, .passthrough:
                 break  // recorded from the real session below
-            case .respond, .unmatched, .failed:
+            case .respond(let response, let recorded, let stub):
+                // Replayed as recorded: the recording session already followed redirects.
+                var delivery = Delivery(request: recorded.urlRequest, arguments: response.completionArguments(for: recorded.urlRequest))
+                delivery.answered = [(stub, recorded)]
                 let task = MockURLSessionDataTask()
-                task.answer(resolution, simulatingLatency: false, completion: completionHandler)
+                task.answer(delivery, completion: completionHandler)
+                return task
+            case .unmatched(let error):
+                let task = MockURLSessionDataTask()
+                task.answer(Delivery(request: request, error: error), completion: completionHandler)
+                return task
+            case .failed(let error):
+                let task = MockURLSessionDataTask()
+                task.answer(Delivery(request: request, error: error), completion: completionHandler)
                 return task
             }
         }

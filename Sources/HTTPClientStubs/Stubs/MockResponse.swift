@@ -33,6 +33,11 @@ public struct MockResponse: Sendable {
     public var latency: TimeInterval = 0
     /// How fast the body downloads after the headers; `nil` is instant.
     public var throughput: Throughput?
+    /// The gate that holds this response until the test releases it (see ``held(by:)``).
+    public var hold: HeldResponse?
+    /// Whether the session's `URLCache` may store the response: what the URLProtocol transport
+    /// tells its client (`.notAllowed` unless set with ``cached(_:)``).
+    public var cacheStoragePolicy: URLCache.StoragePolicy = .notAllowed
 
     public init(_ outcome: Outcome, latency: TimeInterval = 0, throughput: Throughput? = nil) {
         self.outcome = outcome
@@ -125,6 +130,20 @@ public struct MockResponse: Sendable {
         return copy
     }
 
+    /// The same response, held until `hold` is released (see ``HeldResponse``).
+    public func held(by hold: HeldResponse) -> MockResponse {
+        var copy = self
+        copy.hold = hold
+        return copy
+    }
+
+    /// The same response, which the session's `URLCache` may store as `policy` says.
+    public func cached(_ policy: URLCache.StoragePolicy = .allowed) -> MockResponse {
+        var copy = self
+        copy.cacheStoragePolicy = policy
+        return copy
+    }
+
     /// Seconds the body of `bodySize` bytes takes at ``throughput``.
     func downloadTime(bodySize: Int) -> TimeInterval {
         guard let throughput, throughput.bytesPerSecond > 0 else { return 0 }
@@ -144,6 +163,8 @@ public struct MockResponse: Sendable {
         }
         if result.latency == 0 { result.latency = latency }
         if result.throughput == nil { result.throughput = throughput }
+        if result.hold == nil { result.hold = hold }
+        if result.cacheStoragePolicy == .notAllowed { result.cacheStoragePolicy = cacheStoragePolicy }
         return result
     }
 

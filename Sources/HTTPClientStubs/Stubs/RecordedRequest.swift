@@ -31,10 +31,19 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// with this error rather than be answered as if its body were what was read.
     public let bodyStreamError: BodyStreamError?
 
+    /// Whether the body was sent but never shown to the stubs: an upload task's body through
+    /// the URLProtocol transport stays inside `URLSession`. Body conditions then fail and say
+    /// so, rather than match an empty ``body``.
+    public let isBodyHidden: Bool
+
+    /// The `URLProtocol` property that marks a request whose body the transport cannot see.
+    static let hiddenBodyKey = "HTTPClientStubs.bodyIsHidden"
+
     /// Captures `request`. A request without a URL is recorded as `about:blank`.
     public init(_ request: URLRequest) {
         let (request, streamError) = Self.readingBodyStream(request)
         bodyStreamError = streamError
+        isBodyHidden = URLProtocol.property(forKey: Self.hiddenBodyKey, in: request) as? Bool ?? false
         let body = request.httpBody ?? Data()
         let url = request.url ?? URL(fileURLWithPath: "/")
         urlRequest = request

@@ -216,6 +216,16 @@ extension RequestMatcher {
         }
     }
 
+    /// The whole URL, as written (`"https://cdn.example/logo.png"`); with `ignoringQuery`, any
+    /// query (and fragment) of the request is left out of the comparison.
+    public static func url(_ url: String, ignoringQuery: Bool = false) -> RequestMatcher {
+        RequestMatcher(ignoringQuery ? "URL \(url) (any query)" : "URL \(url)") { request in
+            var actual = request.url.absoluteString
+            if ignoringQuery, let end = actual.firstIndex(where: { $0 == "?" || $0 == "#" }) { actual = String(actual[..<end]) }
+            return actual == url ? nil : "URL \(actual) != \(url)"
+        }
+    }
+
     /// The percent-decoded path: exact, `.prefix("/v2")`, or a template `"/users/{id}"`.
     public static func path(_ pattern: PathPattern) -> RequestMatcher {
         RequestMatcher("path \(pattern)") { request in
@@ -267,7 +277,7 @@ extension RequestMatcher {
 
     /// The body is exactly these bytes.
     public static func body(_ data: Data) -> RequestMatcher {
-        RequestMatcher("body of \(data.count) bytes") { request in
+        bodyCondition("body of \(data.count) bytes") { request in
             request.body == data ? nil : "body \(excerpt(request.body)) != \(excerpt(data))"
         }
     }
@@ -275,14 +285,14 @@ extension RequestMatcher {
     /// The body is exactly this UTF-8 text.
     public static func body(_ text: String) -> RequestMatcher {
         let data = Data(text.utf8)
-        return RequestMatcher("body \(excerpt(data))") { request in
+        return bodyCondition("body \(excerpt(data))") { request in
             request.body == data ? nil : "body \(excerpt(request.body)) != \(excerpt(data))"
         }
     }
 
     /// The body is JSON equal to `expected` (key order and formatting ignored).
     public static func jsonBody(_ expected: JSONValue) -> RequestMatcher {
-        RequestMatcher("JSON body \(expected)") { request in
+        bodyCondition("JSON body \(expected)") { request in
             guard let actual = request.json else { return "body \(excerpt(request.body)) is not JSON" }
             return actual == expected ? nil : "JSON body \(actual) != \(expected)"
         }
@@ -306,7 +316,7 @@ extension RequestMatcher {
 
     /// The body is JSON that contains `expected` (objects may have extra keys).
     public static func jsonBody(containing expected: JSONValue) -> RequestMatcher {
-        RequestMatcher("JSON body containing \(expected)") { request in
+        bodyCondition("JSON body containing \(expected)") { request in
             guard let actual = request.json else { return "body \(excerpt(request.body)) is not JSON" }
             return actual.contains(expected) ? nil : "JSON body \(actual) does not contain \(expected)"
         }
@@ -322,7 +332,7 @@ extension RequestMatcher {
 
     /// The body is a URL-encoded form with these fields (others allowed).
     public static func formBody(_ fields: [String: String]) -> RequestMatcher {
-        RequestMatcher("form fields \(format(fields))") { request in
+        bodyCondition("form fields \(format(fields))") { request in
             let actual = request.formFields
             let missing = fields.filter { actual[$0.key] != $0.value }
             return missing.isEmpty ? nil : "form fields \(format(actual)) lack \(format(missing))"
@@ -335,6 +345,20 @@ extension RequestMatcher {
     ) -> RequestMatcher {
         RequestMatcher(description) { request in
             predicate(request) ? nil : "\(description) is false"
+        }
+    }
+
+    /// A condition on the body, which fails with the reason when the transport never saw the
+    /// body (see ``RecordedRequest/isBodyHidden``).
+    private static func bodyCondition(
+        _ description: String, reason evaluate: @escaping @Sendable (RecordedRequest) -> String?
+    ) -> RequestMatcher {
+        RequestMatcher(description) { request in
+            if request.isBodyHidden {
+                return "the body of this upload task never reached the stub: URLSession keeps an upload's body from "
+                    + "URLProtocols; use MockURLSession, or a data task with httpBody"
+            }
+            return evaluate(request)
         }
     }
 

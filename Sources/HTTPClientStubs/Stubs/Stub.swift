@@ -31,6 +31,9 @@ public final class Stub: Sendable, CustomStringConvertible {
         var expectsUse = true
         var name: String?
         var calls: [RecordedRequest] = []
+        var followsRedirects = true
+        var onRequest: [@Sendable (RecordedRequest) -> Void] = []
+        var onDelivery: [@Sendable (RecordedRequest) -> Void] = []
     }
 
     /// Registration order in its registry: later stubs win over earlier ones.
@@ -40,6 +43,8 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// `METHOD path` for stubs the registry can look up without scanning.
     let indexKey: StubIndexKey?
     private let state: Locked<State>
+    private let arrivals = Milestones()
+    private let deliveries = Milestones()
 
     init(id: Int, matcher: RequestMatcher, indexKey: StubIndexKey?, location: CallSite) {
         self.id = id
@@ -113,7 +118,49 @@ public final class Stub: Sendable, CustomStringConvertible {
         return self
     }
 
+    /// Whether a 3xx answer with `Location` from this stub is followed, as `URLSession` follows
+    /// it (the default), or delivered as the response.
+    @discardableResult
+    public func followingRedirects(_ follows: Bool) -> Stub {
+        state.withLock { $0.followsRedirects = follows }
+        return self
+    }
+
+    // MARK: Waiting for requests
+
+    /// Calls `callback` with each request this stub answers, when it arrives (before the
+    /// response is delivered), on the thread that sent it.
+    @discardableResult
+    public func onRequest(_ callback: @escaping @Sendable (RecordedRequest) -> Void) -> Stub {
+        state.withLock { $0.onRequest.append(callback) }
+        return self
+    }
+
+    /// Calls `callback` with each request once its response (or error) has been handed to the
+    /// code under test: after the completion handler returned, or the URLProtocol client got the
+    /// whole response. Fulfil an `XCTestExpectation` here.
+    @discardableResult
+    public func onDelivery(_ callback: @escaping @Sendable (RecordedRequest) -> Void) -> Stub {
+        state.withLock { $0.onDelivery.append(callback) }
+        return self
+    }
+
+    /// Returns once this stub has answered `count` requests in all (their responses may still be
+    /// on their way). Throws ``StubWaitError`` after `timeout`.
+    public func waitForRequests(_ count: Int = 1, timeout: Duration = .seconds(5)) async throws {
+        try await arrivals.wait(until: count, timeout: timeout, waitingFor: "requests to \(self)")
+    }
+
+    /// Returns once `count` of this stub's responses have been delivered in all (see
+    /// ``onDelivery(_:)``). Throws ``StubWaitError`` after `timeout`.
+    public func waitForDeliveries(_ count: Int = 1, timeout: Duration = .seconds(5)) async throws {
+        try await deliveries.wait(until: count, timeout: timeout, waitingFor: "responses of \(self) delivered")
+    }
+
     // MARK: Inspecting
+
+    /// Whether a redirect this stub answers is followed (see ``followingRedirects(_:)``).
+    public var followsRedirects: Bool { state.withLock { $0.followsRedirects } }
 
     /// What the stub matches.
     public var matcher: RequestMatcher { state.withLock { $0.matcher } }
@@ -141,13 +188,24 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// Takes the next response for `request` and records the call; `nil` if the stub is
     /// exhausted (another thread may have taken the last call since matching).
     func claim(_ request: RecordedRequest) -> MockResponse? {
-        state.withLock { state in
+        let claimed = state.withLock { state -> (MockResponse, [@Sendable (RecordedRequest) -> Void])? in
             guard !Self.isExhausted(state) else { return nil }
             let response = state.responses[min(state.served, state.responses.count - 1)]
             state.served += 1
             state.calls.append(request)
-            return response
+            return (response, state.onRequest)
         }
+        guard let (response, callbacks) = claimed else { return nil }
+        arrivals.advance()
+        for callback in callbacks { callback(request) }
+        return response
+    }
+
+    /// Called by a transport once the response to `request` has been handed over.
+    package func noteDelivered(_ request: RecordedRequest) {
+        let callbacks = state.withLock { $0.onDelivery }
+        deliveries.advance()
+        for callback in callbacks { callback(request) }
     }
 
     // MARK: Queues (a MockURLSession's enqueued answers)

@@ -80,15 +80,33 @@ extension StubRegistry {
         return false
     }
 
-    /// ``verifyNoUnmatchedRequests(fileID:filePath:line:column:)`` and
-    /// ``verifyAllStubsUsed(fileID:filePath:line:column:)``: call at the end of a test.
+    /// Checks that no request is still waiting on a ``HeldResponse`` the test never released.
+    @discardableResult
+    public func verifyNoHeldRequests(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Bool {
+        let held = heldRequests
+        guard !held.isEmpty else { return true }
+        fail(
+            "\(held.count) request\(held.count == 1 ? " is" : "s are") still held, never released or failed:\n"
+                + held.map { "  - \($0.request.method) \(redaction.redacted(url: $0.request.url.absoluteString)), held by \($0.hold)" }
+                .joined(separator: "\n")
+                + "\nCall release() or fail(with:) on the HeldResponse before the test ends.",
+            CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        return false
+    }
+
+    /// ``verifyNoUnmatchedRequests(fileID:filePath:line:column:)``,
+    /// ``verifyAllStubsUsed(fileID:filePath:line:column:)`` and
+    /// ``verifyNoHeldRequests(fileID:filePath:line:column:)``: call at the end of a test.
     @discardableResult
     public func verify(
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Bool {
         let noMisses = verifyNoUnmatchedRequests(fileID: fileID, filePath: filePath, line: line, column: column)
         let allUsed = verifyAllStubsUsed(fileID: fileID, filePath: filePath, line: line, column: column)
-        return noMisses && allUsed
+        let noneHeld = verifyNoHeldRequests(fileID: fileID, filePath: filePath, line: line, column: column)
+        return noMisses && allUsed && noneHeld
     }
 
     private func check(_ what: String, requested count: Int, _ expected: CallCount, _ site: CallSite) -> Bool {

@@ -42,6 +42,10 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         /// The lowest-priority answers, tried oldest first once no other stub matched: a
         /// `MockURLSession`'s queued answers, its `next...` values and its default answer.
         var fallbacks: [Stub] = []
+        /// Every gate a response of this registry was held by, for verification.
+        var holds: [HeldResponse] = []
+        /// Unmatched requests that satisfy one of these go to the real network.
+        var passthrough: [RequestMatcher] = []
     }
 
     /// The name reports use: given, or the Swift Testing test that created the registry, or
@@ -49,8 +53,6 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     public let name: String
     /// Where the registry was created; unmatched requests are reported here.
     public let location: CallSite
-    /// Hosts whose unmatched requests go to the real network (for loopback servers).
-    public let passthroughHosts: Set<String>
     /// What reports hide: the request's credentials, in its URL, headers and body, and the
     /// values the rules hide wherever else they appear in the report.
     public let redaction: Redaction
@@ -64,7 +66,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     ///   - name: A name for reports; by default the current Swift Testing test's name, or the
     ///     file and line of this call.
     ///   - passthroughHosts: Hosts (such as `127.0.0.1`) whose *unmatched* requests go to the
-    ///     network instead of failing.
+    ///     network instead of failing: `passThrough(.host(...))` for each.
     ///   - reporting: Where failures go; ``FailureReporting/automatic`` reports to the running
     ///     Swift Testing or XCTest test.
     ///   - redaction: What reports and failure messages hide; ``Redaction/standard`` by default.
@@ -79,7 +81,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         let testName = FailureReporting.currentTestName
         createdInSwiftTesting = testName != nil
         self.name = name ?? testName ?? "StubRegistry at \(location)"
-        self.passthroughHosts = Set(passthroughHosts.map { $0.lowercased() })
+        state.withLock { $0.passthrough = passthroughHosts.sorted().map { RequestMatcher.host($0) } }
         self.reporting = reporting
         self.redaction = redaction
     }
@@ -148,6 +150,18 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Lets requests that satisfy `matcher` and match no stub through to the real network
+    /// (a loopback server, an image CDN): `.host("127.0.0.1")`, `.url("https://cdn.example/a.png",
+    /// ignoringQuery: true)`, `.path(.prefix("/assets"))`, or any combination.
+    public func passThrough(_ matcher: RequestMatcher) {
+        state.withLock { $0.passthrough.append(matcher) }
+    }
+
+    /// Ends every ``passThrough(_:)``: unmatched requests fail again.
+    public func stopPassingThrough() {
+        state.withLock { $0.passthrough.removeAll() }
+    }
+
     /// Removes one stub; requests already answered by it stay recorded.
     public func remove(_ stub: Stub) {
         state.withLock { state in
@@ -167,7 +181,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     public func reset() {
         let fallbacks = state.withLock { state in
             let fallbacks = state.fallbacks
-            state = State(nextID: state.nextID, fallbacks: fallbacks)
+            state = State(nextID: state.nextID, fallbacks: fallbacks, passthrough: state.passthrough)
             return fallbacks
         }
         for stub in fallbacks { stub.forgetCallsAndQueue() }
@@ -192,7 +206,19 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Remembers a gate that held one of this registry's responses.
+    package func noteHold(_ hold: HeldResponse) {
+        state.withLock { state in
+            if !state.holds.contains(where: { $0 === hold }) { state.holds.append(hold) }
+        }
+    }
+
     // MARK: Inspecting
+
+    /// The requests still waiting on a ``HeldResponse``.
+    public var heldRequests: [(hold: HeldResponse, request: RecordedRequest)] {
+        state.withLock { $0.holds }.flatMap { hold in hold.heldRequests.map { (hold, $0) } }
+    }
 
     /// The registered stubs, oldest first (a `MockURLSession`'s own answers are its
     /// `queuedAnswers` and `cannedAnswers`, not listed here).
@@ -233,7 +259,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         if let (stub, response, matched) = claimFallback(request) {
             return .respond(response.resolved(for: matched), request: matched, stub: stub)
         }
-        if let host = request.url.host?.lowercased(), passthroughHosts.contains(host) {
+        if state.withLock({ $0.passthrough }).contains(where: { $0.matches(request) }) {
             return .passthrough(request.urlRequest)
         }
         let report = UnmatchedRequestReport(request: request, registry: self, stubs: stubs)

@@ -40,12 +40,20 @@ final class ProtocolSlots: Sendable {
 
     private struct Lease {
         weak var registry: StubRegistry?
-        let id: ObjectIdentifier
+        let key: LeaseKey
+        let behaviour: SessionBehaviour
+    }
+
+    /// One class per registry and session behaviour: sessions of one registry made from
+    /// configurations that behave alike (same cookie storage, timeout...) share a class.
+    private struct LeaseKey: Hashable {
+        let registry: ObjectIdentifier
+        let behaviour: SessionBehaviour.Key
     }
 
     private struct State {
         var leases: [Int: Lease] = [:]
-        var slotOfRegistry: [ObjectIdentifier: Int] = [:]
+        var slotOfKey: [LeaseKey: Int] = [:]
         var next = 0
     }
 
@@ -54,30 +62,34 @@ final class ProtocolSlots: Sendable {
     /// Where pass-through requests go: a plain session without any stub protocol.
     let passthroughSession = URLSession(configuration: .ephemeral)
 
-    func protocolClass(for registry: StubRegistry) -> AnyClass {
+    func protocolClass(for registry: StubRegistry, behaviour: SessionBehaviour) -> AnyClass {
         let slot = state.withLock { state -> Int? in
-            let id = ObjectIdentifier(registry)
-            if let slot = state.slotOfRegistry[id], state.leases[slot]?.registry === registry { return slot }
+            let key = LeaseKey(registry: ObjectIdentifier(registry), behaviour: behaviour.key)
+            if let slot = state.slotOfKey[key], state.leases[slot]?.registry === registry { return slot }
             // Free the slots of registries that are gone, then take the next free one.
             for (slot, lease) in state.leases where lease.registry == nil {
                 state.leases[slot] = nil
-                state.slotOfRegistry[lease.id] = nil
+                state.slotOfKey[lease.key] = nil
             }
             // All taken: the base class, whose requests fail with an error that says so.
             guard state.leases.count < capacity else { return nil }
             var slot = state.next
             while state.leases[slot] != nil { slot = (slot + 1) % capacity }
             state.next = (slot + 1) % capacity
-            state.leases[slot] = Lease(registry: registry, id: id)
-            state.slotOfRegistry[id] = slot
+            state.leases[slot] = Lease(registry: registry, key: key, behaviour: behaviour)
+            state.slotOfKey[key] = slot
             return slot
         }
         guard let slot else { return StubURLProtocol.self }
         return Self.makeClass(RootSlot.self, remainingBits: bits, slot: slot)
     }
 
-    func registry(at slot: Int) -> StubRegistry? {
-        state.withLock { $0.leases[slot]?.registry }
+    /// The registry and session behaviour a slot's class serves, while the registry exists.
+    func lease(at slot: Int) -> (StubRegistry, SessionBehaviour)? {
+        state.withLock { state in
+            guard let lease = state.leases[slot], let registry = lease.registry else { return nil }
+            return (registry, lease.behaviour)
+        }
     }
 
     /// Builds `SlotProtocol<Slot<...>>` for `slot`, one binary digit per level, most significant first.

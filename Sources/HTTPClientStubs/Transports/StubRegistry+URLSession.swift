@@ -5,23 +5,36 @@ extension StubRegistry {
     /// A `URLSession` whose requests are answered by this registry through the URLProtocol
     /// transport. Keep the registry alive as long as the session.
     ///
-    /// - Parameter configuration: The configuration to start from; this registry's protocol
-    ///   class is put at the head of its `protocolClasses`.
-    public func makeURLSession(configuration: URLSessionConfiguration = .ephemeral) -> URLSession {
-        install(in: configuration)
+    /// The session behaves as one made from `configuration` would against a server: cookies
+    /// from its `httpCookieStorage` are sent and `Set-Cookie` stored there, redirects are
+    /// followed, answers later than the timeout fail with `URLError(.timedOut)`.
+    ///
+    /// - Parameters:
+    ///   - configuration: The configuration to start from; this registry's protocol class is put
+    ///     at the head of its `protocolClasses`.
+    ///   - followsRedirects: `false` delivers 3xx answers as they are.
+    public func makeURLSession(configuration: URLSessionConfiguration = .ephemeral, followsRedirects: Bool = true) -> URLSession {
+        install(in: configuration, followsRedirects: followsRedirects)
         return URLSession(configuration: configuration)
     }
 
     /// Puts this registry's protocol class at the head of `configuration.protocolClasses`, for
-    /// code that creates its own `URLSession` from a configuration you pass it.
-    public func install(in configuration: URLSessionConfiguration) {
-        let protocolClass: AnyClass = urlProtocolClass
-        let others = (configuration.protocolClasses ?? []).filter { ObjectIdentifier($0) != ObjectIdentifier(protocolClass) }
+    /// code that creates its own `URLSession` from a configuration you pass it. The class
+    /// reads cookie storage, cookie policy and timeout from `configuration` now: change them
+    /// before this call.
+    public func install(in configuration: URLSessionConfiguration, followsRedirects: Bool = true) {
+        let protocolClass: AnyClass = ProtocolSlots.shared.protocolClass(
+            for: self, behaviour: SessionBehaviour(configuration: configuration, followsRedirects: followsRedirects))
+        let others = (configuration.protocolClasses ?? []).filter { !($0 is StubURLProtocol.Type) }
         configuration.protocolClasses = [protocolClass] + others
     }
 
-    /// The `URLProtocol` subclass that serves this registry (one per registry).
+    /// The `URLProtocol` subclass that serves this registry, for a configuration you assemble
+    /// yourself: it keeps no cookies and follows redirects (``install(in:followsRedirects:)``
+    /// reads the configuration instead).
     public var urlProtocolClass: AnyClass {
-        ProtocolSlots.shared.protocolClass(for: self)
+        var behaviour = SessionBehaviour(configuration: .ephemeral)
+        behaviour.cookieStorage = nil
+        return ProtocolSlots.shared.protocolClass(for: self, behaviour: behaviour)
     }
 }

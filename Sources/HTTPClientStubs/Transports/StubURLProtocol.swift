@@ -37,7 +37,7 @@ class StubURLProtocol: URLProtocol {
                     ]), on: clientThread)
             return
         }
-        guard let registry = ProtocolSlots.shared.registry(at: Self.registrySlot) else {
+        guard let (registry, behaviour) = ProtocolSlots.shared.lease(at: Self.registrySlot) else {
             fail(
                 with: URLError(
                     .unknown,
@@ -47,16 +47,43 @@ class StubURLProtocol: URLProtocol {
                     ]), on: clientThread)
             return
         }
-        switch registry.resolve(request) {
-        case .respond(let response, let recorded, _):
-            deliver(response, for: recorded.urlRequest, on: clientThread)
-        case .unmatched(let error):
-            fail(with: error, on: clientThread)
-        case .failed(let error):
-            fail(with: error, on: clientThread)
-        case .passthrough(let request):
-            forward(request, on: clientThread)
+        if task is URLSessionDownloadTask {
+            // corelibs traps when a custom protocol finishes a download task: fail before it can.
+            fail(with: Self.downloadUnsupported(request), on: clientThread)
+            return
         }
+        let this = Unchecked(self)
+        registry.exchange(Self.markingHiddenBody(request, of: task), behaviour: behaviour) { result in
+            switch result {
+            case .deliver(let delivery):
+                this.value.deliver(delivery, on: clientThread)
+            case .passthrough(let request):
+                this.value.forward(request, on: clientThread)
+            }
+        }
+    }
+
+    /// Downloads through a URLProtocol cannot work on Linux; on Apple platforms the same
+    /// error keeps the behaviour one.
+    static func downloadUnsupported(_ request: URLRequest) -> URLError {
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey:
+                "Download tasks cannot be stubbed through a URLProtocol (swift-corelibs-foundation traps when a custom protocol "
+                + "finishes one): use MockURLSession(stubs:), whose download(for:) writes the stubbed body to a file."
+        ]
+        if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.unsupportedURL, userInfo: userInfo)
+    }
+
+    /// An upload task's body stays inside the session: the protocol's request has neither
+    /// `httpBody` nor `httpBodyStream`. Marks the request so body conditions say so instead of
+    /// matching an empty body.
+    static func markingHiddenBody(_ request: URLRequest, of task: URLSessionTask?) -> URLRequest {
+        guard task is URLSessionUploadTask, request.httpBody == nil, request.httpBodyStream == nil,
+            let mutable = (request as NSURLRequest).mutableCopy() as? NSMutableURLRequest
+        else { return request }
+        URLProtocol.setProperty(true, forKey: RecordedRequest.hiddenBodyKey, in: mutable)
+        return mutable as URLRequest
     }
 
     override func stopLoading() {
@@ -68,22 +95,24 @@ class StubURLProtocol: URLProtocol {
 
     /// Headers after the latency, then the whole body in ONE `didLoad` after the download time
     /// (Linux completion-handler tasks keep only the last chunk).
-    private func deliver(_ response: MockResponse, for request: URLRequest, on clientThread: ClientThread) {
-        let (data, urlResponse, error) = response.completionArguments(for: request)
-        let body = data ?? Data()
-        let downloadTime = response.downloadTime(bodySize: body.count)
+    private func deliver(_ delivery: Delivery, on clientThread: ClientThread) {
+        let body = delivery.data ?? Data()
         let this = Unchecked(self)
-        after(response.latency) {
-            guard let urlResponse else {
-                this.value.fail(with: error ?? URLError(.badServerResponse), on: clientThread)
+        after(delivery.latency) {
+            guard let urlResponse = delivery.response, delivery.error == nil else {
+                this.value.fail(with: delivery.error ?? URLError(.badServerResponse), on: clientThread)
+                delivery.noteDelivered()
                 return
             }
-            this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
-            this.value.after(downloadTime) {
+            this.value.call(on: clientThread) {
+                $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: delivery.cacheStoragePolicy)
+            }
+            this.value.after(delivery.downloadTime) {
                 if !body.isEmpty {
                     this.value.call(on: clientThread) { $0.urlProtocol($1, didLoad: body) }
                 }
                 this.value.call(on: clientThread, last: true) { $0.urlProtocolDidFinishLoading($1) }
+                delivery.noteDelivered()
             }
         }
     }

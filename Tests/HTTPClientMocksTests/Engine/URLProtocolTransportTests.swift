@@ -186,15 +186,16 @@ extension Result {
 struct ProtocolSlotTests {
     @Test func whenEverySlotIsTakenRegistriesGetAClassWhoseRequestsFailClearly() async throws {
         let slots = ProtocolSlots(bits: 2)
+        let behaviour = SessionBehaviour(configuration: .ephemeral)
         var registries = (0..<4).map { _ in StubRegistry(reporting: .disabled) }
-        let classes = registries.map { ObjectIdentifier(slots.protocolClass(for: $0)) }
+        let classes = registries.map { ObjectIdentifier(slots.protocolClass(for: $0, behaviour: behaviour)) }
         #expect(Set(classes).count == 4)
 
         let overflow = StubRegistry(reporting: .disabled)
-        #expect(ObjectIdentifier(slots.protocolClass(for: overflow)) == ObjectIdentifier(StubURLProtocol.self))
+        #expect(ObjectIdentifier(slots.protocolClass(for: overflow, behaviour: behaviour)) == ObjectIdentifier(StubURLProtocol.self))
 
         registries.removeFirst()  // its slot is free again
-        #expect(ObjectIdentifier(slots.protocolClass(for: overflow)) != ObjectIdentifier(StubURLProtocol.self))
+        #expect(ObjectIdentifier(slots.protocolClass(for: overflow, behaviour: behaviour)) != ObjectIdentifier(StubURLProtocol.self))
 
         let configuration = URLSessionConfiguration.ephemeral
         configuration.protocolClasses = [StubURLProtocol.self]

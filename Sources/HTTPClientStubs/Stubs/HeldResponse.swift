@@ -1,0 +1,89 @@
+import Foundation
+import HTTPClient
+
+/// A gate for responses: requests whose answer is held by it wait until the test releases it,
+/// so the test can look at the code under test while its request is in flight (a spinner, a
+/// disabled button, a second tap).
+///
+/// ```swift
+/// let feed = HeldResponse()
+/// stubs.stub(.get, "/feed").respond(.json(raw: "[]").held(by: feed))
+/// model.refresh()                       // starts the request
+/// try await feed.waitUntilHolding()     // it has arrived and is waiting
+/// #expect(model.isLoading)
+/// feed.release()                        // the response is delivered now
+/// ```
+///
+/// Once released (or failed) the gate stays open: later requests are answered at once. A held
+/// request ignores timeouts: the test decides when it ends. ``StubRegistry/verify()`` reports
+/// requests still held.
+public final class HeldResponse: Sendable, CustomStringConvertible {
+    private enum Gate: Sendable {
+        case closed
+        case released
+        case failed(any Error)
+    }
+
+    private struct Waiting: Sendable {
+        let request: RecordedRequest
+        let resume: @Sendable (_ error: (any Error)?) -> Void
+    }
+
+    private let state = Locked<(gate: Gate, waiting: [Waiting])>((.closed, []))
+    private let holding = Milestones()
+    /// A name for reports.
+    public let name: String
+
+    /// - Parameter name: How reports refer to it; by default `held response`.
+    public init(_ name: String = "held response") {
+        self.name = name
+    }
+
+    public var description: String { name }
+
+    /// The requests waiting on this gate now.
+    public var heldRequests: [RecordedRequest] { state.withLock { $0.waiting.map(\.request) } }
+
+    /// Delivers every held response, and lets every later one through at once. On a
+    /// `MockURLSession` the completion handlers run inside this call.
+    public func release() {
+        open(.released)
+    }
+
+    /// Fails every held request with `error` instead of its response, and every later one.
+    public func fail(with error: any Error) {
+        open(.failed(error))
+    }
+
+    /// Returns once `count` requests have been held (in all), so the test knows the code under
+    /// test is waiting. Throws ``StubWaitError`` after `timeout`.
+    public func waitUntilHolding(_ count: Int = 1, timeout: Duration = .seconds(5)) async throws {
+        try await holding.wait(until: count, timeout: timeout, waitingFor: "requests held by \(name)")
+    }
+
+    // MARK: Engine
+
+    /// Calls `resume` when the gate opens (at once if it is open): with `nil` to deliver the
+    /// response, or with the error to deliver instead.
+    func hold(_ request: RecordedRequest, resume: @escaping @Sendable ((any Error)?) -> Void) {
+        let gate = state.withLock { state -> Gate in
+            if case .closed = state.gate { state.waiting.append(Waiting(request: request, resume: resume)) }
+            return state.gate
+        }
+        switch gate {
+        case .closed: holding.advance()
+        case .released: resume(nil)
+        case .failed(let error): resume(error)
+        }
+    }
+
+    private func open(_ gate: Gate) {
+        let waiting = state.withLock { state -> [Waiting] in
+            state.gate = gate
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        let error: (any Error)? = if case .failed(let error) = gate { error } else { nil }
+        for request in waiting { request.resume(error) }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HTTPClient
+
+/// What a `URLSession` does around each response, which both stub transports reproduce so a
+/// stubbed session behaves like a real one: cookies in and out, redirects, request timeouts.
+/// Read from the `URLSessionConfiguration` the session was made with.
+package struct SessionBehaviour: Sendable {
+    /// Where `Set-Cookie` lands and where `Cookie` comes from; `nil` keeps no cookies.
+    package var cookieStorage: HTTPCookieStorage?
+    /// The configuration's `httpCookieAcceptPolicy`.
+    package var cookieAcceptPolicy: HTTPCookie.AcceptPolicy
+    /// The configuration's `httpShouldSetCookies`: whether requests carry stored cookies.
+    package var sendsCookies: Bool
+    /// The configuration's `timeoutIntervalForRequest`.
+    package var timeoutForRequest: TimeInterval
+    /// Whether 3xx answers with `Location` are followed.
+    package var followsRedirects: Bool
+
+    /// The most hops followed before a request fails with `URLError(.httpTooManyRedirects)`:
+    /// 16, the limit Apple's URL loading system uses.
+    package static let maximumRedirects = 16
+
+    package init(configuration: URLSessionConfiguration, followsRedirects: Bool = true) {
+        cookieStorage = configuration.httpCookieStorage
+        cookieAcceptPolicy = configuration.httpCookieAcceptPolicy
+        sendsCookies = configuration.httpShouldSetCookies
+        timeoutForRequest = configuration.timeoutIntervalForRequest
+        self.followsRedirects = followsRedirects
+    }
+
+    /// Sessions whose behaviour is the same share a URLProtocol class.
+    struct Key: Hashable {
+        let cookieStorage: ObjectIdentifier?
+        let cookieAcceptPolicy: UInt
+        let sendsCookies: Bool
+        let timeoutForRequest: TimeInterval
+        let followsRedirects: Bool
+    }
+
+    var key: Key {
+        Key(
+            cookieStorage: cookieStorage.map(ObjectIdentifier.init), cookieAcceptPolicy: cookieAcceptPolicy.rawValue,
+            sendsCookies: sendsCookies, timeoutForRequest: timeoutForRequest, followsRedirects: followsRedirects)
+    }
+
+    // MARK: Timeouts
+
+    /// How long the session waits for `request`'s response: the shorter of the request's
+    /// `timeoutInterval` and the configuration's; `nil` when neither limits it.
+    func timeout(for request: URLRequest) -> TimeInterval? {
+        let limits = [request.timeoutInterval, timeoutForRequest].filter { $0 > 0 && $0.isFinite }
+        return limits.min()
+    }
+
+    // MARK: Cookies
+
+    /// Adds the stored cookies for `request`'s URL, unless it has a `Cookie` header of its own
+    /// or opted out (`httpShouldHandleCookies`).
+    func addingCookies(to request: URLRequest) -> URLRequest {
+        guard sendsCookies, request.httpShouldHandleCookies, let storage = cookieStorage, let url = request.url,
+            request.value(forHTTPHeaderField: "Cookie") == nil,
+            let cookies = storage.cookies(for: url), !cookies.isEmpty
+        else { return request }
+        var request = request
+        for (name, value) in HTTPCookie.requestHeaderFields(with: cookies) {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+
+    /// Stores the cookies of a response to `request` from `url`, as the accept policy allows.
+    /// `setCookies` holds one `Set-Cookie` value per cookie: joined into one field they are
+    /// ambiguous (an `Expires` date has a comma).
+    func storeCookies(_ setCookies: [String], from url: URL, for request: URLRequest) {
+        guard !setCookies.isEmpty, request.httpShouldHandleCookies, cookieAcceptPolicy != .never, let storage = cookieStorage
+        else { return }
+        if cookieAcceptPolicy == .onlyFromMainDocumentDomain, let main = request.mainDocumentURL?.host?.lowercased(),
+            let host = url.host?.lowercased(), host != main, !host.hasSuffix("." + main)
+        {
+            return
+        }
+        let cookies = setCookies.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
+        storage.setCookies(cookies, for: url, mainDocumentURL: request.mainDocumentURL)
+    }
+
+    // MARK: Redirects
+
+    /// The request `URLSession` sends next for a redirect, or `nil` when `response` is not one
+    /// it follows (not 301/302/303/307/308, no `Location`, or one that is not an http(s) URL).
+    ///
+    /// 303 turns every method but HEAD into GET, 301 and 302 turn POST into GET (as browsers
+    /// and `URLSession` do), and those drop the body and its headers; 307 and 308 keep method
+    /// and body. `Authorization` and `Cookie` are not carried to another origin; cookies for
+    /// the new URL come from the storage.
+    static func redirect(from request: URLRequest, response: HTTPURLResponse) -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+            let location = response.value(forHTTPHeaderField: "Location"),
+            let target = URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
+        else { return nil }
+        var next = request
+        next.url = target
+        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        if (response.statusCode == 303 && method != .head) || ([301, 302].contains(response.statusCode) && method == .post) {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for name in ["Content-Type", "Content-Length", "Content-Encoding"] { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        if let from = request.url, !sameOrigin(from, target) {
+            next.setValue(nil, forHTTPHeaderField: "Authorization")
+        }
+        next.setValue(nil, forHTTPHeaderField: "Cookie")
+        return next
+    }
+
+    private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import HTTPClient
+
+/// What a task delivers at the end of an exchange, and when.
+package struct Delivery: Sendable {
+    /// The last request sent (the redirect target, after redirects).
+    package var request: URLRequest
+    package var data: Data?
+    package var response: URLResponse?
+    package var error: (any Error)?
+    /// Seconds before the response headers arrive: every hop's latency, or the timeout.
+    package var latency: TimeInterval = 0
+    /// Seconds the body takes after the headers.
+    package var downloadTime: TimeInterval = 0
+    package var cacheStoragePolicy: URLCache.StoragePolicy = .notAllowed
+    /// The stub of every hop with the request it answered, told once the delivery is made.
+    package var answered: [(stub: Stub, request: RecordedRequest)] = []
+
+    package init(request: URLRequest, error: any Error) {
+        self.request = request
+        self.error = error
+    }
+
+    package init(request: URLRequest, arguments: (Data?, URLResponse?, (any Error)?)) {
+        self.request = request
+        (data, response, error) = arguments
+    }
+
+    /// Tells each stub that answered that its response has been handed over.
+    package func noteDelivered() {
+        for (stub, request) in answered { stub.noteDelivered(request) }
+    }
+}
+
+/// How an exchange ends: a delivery, or the request to send to the real network.
+package enum ExchangeResult: Sendable {
+    case deliver(Delivery)
+    case passthrough(URLRequest)
+}
+
+extension StubRegistry {
+    /// Answers `request` as a `URLSession` with `behaviour` would see it answered: stored
+    /// cookies are added, each response's cookies stored, redirects followed (each hop resolved
+    /// and recorded like any request), and an answer later than the timeout replaced by
+    /// `URLError(.timedOut)`. The one exchange both stub transports use.
+    ///
+    /// `completion` is called exactly once: before this returns, unless a held response
+    /// suspends the exchange until it is released. Latency is not waited for here: the
+    /// delivery says how long the transport should take.
+    package func exchange(
+        _ request: URLRequest, behaviour: SessionBehaviour, completion: @escaping @Sendable (ExchangeResult) -> Void
+    ) {
+        hop(
+            behaviour.addingCookies(to: request), behaviour: behaviour, progress: Delivery(request: request, arguments: (nil, nil, nil)),
+            completion)
+    }
+
+    /// One request of the chain; `progress` carries the hops so far (latency, stubs).
+    private func hop(
+        _ request: URLRequest, behaviour: SessionBehaviour, progress: Delivery,
+        _ completion: @escaping @Sendable (ExchangeResult) -> Void
+    ) {
+        var delivery = progress
+        delivery.request = request
+        switch resolve(request) {
+        case .passthrough(let forwarded):
+            completion(.passthrough(forwarded))
+        case .unmatched(let error):
+            delivery.error = error
+            completion(.deliver(delivery))
+        case .failed(let error):
+            delivery.error = error
+            completion(.deliver(delivery))
+        case .respond(let response, let recorded, let stub):
+            delivery.answered.append((stub, recorded))
+            guard let hold = response.hold else {
+                answered(response, recorded, stub, behaviour: behaviour, progress: delivery, completion)
+                return
+            }
+            noteHold(hold)
+            hold.hold(recorded) { [self, delivery] error in
+                var released = response
+                released.hold = nil
+                if let error { released.outcome = .failure(error) }
+                answered(released, recorded, stub, behaviour: behaviour, progress: delivery, completion)
+            }
+        }
+    }
+
+    /// Applies the session's rules to one stub's answer: timeout, cookies, redirect.
+    private func answered(
+        _ response: MockResponse, _ recorded: RecordedRequest, _ stub: Stub, behaviour: SessionBehaviour, progress: Delivery,
+        _ completion: @escaping @Sendable (ExchangeResult) -> Void
+    ) {
+        var delivery = progress
+        let request = recorded.urlRequest
+        // Only the stub's latency counts: a held response came when the test decided.
+        if let timeout = behaviour.timeout(for: request), response.latency > timeout {
+            delivery.latency += timeout
+            delivery.error = URLError(
+                .timedOut,
+                userInfo: [
+                    NSURLErrorFailingURLErrorKey: recorded.url,
+                    NSLocalizedDescriptionKey: "The request timed out: the answer of \(stub) comes after \(response.latency) s, "
+                        + "later than the timeout of \(timeout) s.",
+                ])
+            completion(.deliver(delivery))
+            return
+        }
+        let arguments = response.completionArguments(for: request)
+        delivery.data = arguments.0
+        delivery.response = arguments.1
+        delivery.error = arguments.2
+        delivery.latency += response.latency
+        delivery.downloadTime = response.downloadTime(bodySize: arguments.0?.count ?? 0)
+        delivery.cacheStoragePolicy = response.cacheStoragePolicy
+        guard let http = arguments.1 as? HTTPURLResponse, arguments.2 == nil else {
+            completion(.deliver(delivery))
+            return
+        }
+        behaviour.storeCookies(Self.setCookies(of: response, http), from: http.url ?? recorded.url, for: request)
+        guard behaviour.followsRedirects, stub.followsRedirects, let next = SessionBehaviour.redirect(from: request, response: http) else {
+            completion(.deliver(delivery))
+            return
+        }
+        guard delivery.answered.count <= SessionBehaviour.maximumRedirects else {
+            delivery.data = nil
+            delivery.response = nil
+            delivery.error = URLError(
+                .httpTooManyRedirects,
+                userInfo: [
+                    NSURLErrorFailingURLErrorKey: recorded.url,
+                    NSLocalizedDescriptionKey: "More than \(SessionBehaviour.maximumRedirects) redirects, the last from \(stub).",
+                ])
+            completion(.deliver(delivery))
+            return
+        }
+        hop(behaviour.addingCookies(to: next), behaviour: behaviour, progress: delivery, completion)
+    }
+
+    /// One value per cookie: from the stub's own header list when it has one.
+    private static func setCookies(of response: MockResponse, _ http: HTTPURLResponse) -> [String] {
+        if case .http(_, let headers, _) = response.outcome { return headers.values(for: "Set-Cookie") }
+        return http.value(forHTTPHeaderField: "Set-Cookie").map { [$0] } ?? []
+    }
+}
