@@ -36,14 +36,16 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// so, rather than match an empty ``body``.
     public let isBodyHidden: Bool
 
-    /// The `URLProtocol` property that marks a request whose body the transport cannot see.
-    static let hiddenBodyKey = "HTTPClientStubs.bodyIsHidden"
-
     /// Captures `request`. A request without a URL is recorded as `about:blank`.
     public init(_ request: URLRequest) {
+        self.init(request, bodyIsHidden: false)
+    }
+
+    /// Captures `request`, whose body the transport could not see when `bodyIsHidden`.
+    init(_ request: URLRequest, bodyIsHidden: Bool) {
         let (request, streamError) = Self.readingBodyStream(request)
         bodyStreamError = streamError
-        isBodyHidden = URLProtocol.property(forKey: Self.hiddenBodyKey, in: request) as? Bool ?? false
+        isBodyHidden = bodyIsHidden
         let body = request.httpBody ?? Data()
         let url = request.url ?? URL(fileURLWithPath: "/")
         urlRequest = request

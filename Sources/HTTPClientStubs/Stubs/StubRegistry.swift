@@ -246,7 +246,12 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     /// - Parameter reportingMisses: `false` for a caller that handles misses itself (a cassette
     ///   recording new episodes): the miss is then neither reported nor kept.
     public func resolve(_ urlRequest: URLRequest, reportingMisses: Bool = true) -> Resolution {
-        var request = RecordedRequest(urlRequest)
+        resolve(urlRequest, reportingMisses: reportingMisses, bodyIsHidden: false)
+    }
+
+    /// `bodyIsHidden`: the transport knows a body was sent but could not see it.
+    func resolve(_ urlRequest: URLRequest, reportingMisses: Bool, bodyIsHidden: Bool) -> Resolution {
+        var request = RecordedRequest(urlRequest, bodyIsHidden: bodyIsHidden)
         state.withLock { state in
             request.sequenceNumber = state.requests.count
             state.requests.append(request)

@@ -47,22 +47,24 @@ extension StubRegistry {
     /// `completion` is called exactly once: before this returns, unless a held response
     /// suspends the exchange until it is released. Latency is not waited for here: the
     /// delivery says how long the transport should take.
+    /// - Parameter bodyIsHidden: A body was sent that the transport cannot see (an upload task
+    ///   through a URLProtocol); body conditions then fail and say so.
     package func exchange(
-        _ request: URLRequest, behaviour: SessionBehaviour, completion: @escaping @Sendable (ExchangeResult) -> Void
+        _ request: URLRequest, behaviour: SessionBehaviour, bodyIsHidden: Bool = false,
+        completion: @escaping @Sendable (ExchangeResult) -> Void
     ) {
-        hop(
-            behaviour.addingCookies(to: request), behaviour: behaviour, progress: Delivery(request: request, arguments: (nil, nil, nil)),
-            completion)
+        let start = Delivery(request: request, arguments: (nil, nil, nil))
+        hop(behaviour.addingCookies(to: request), behaviour: behaviour, bodyIsHidden: bodyIsHidden, progress: start, completion)
     }
 
     /// One request of the chain; `progress` carries the hops so far (latency, stubs).
     private func hop(
-        _ request: URLRequest, behaviour: SessionBehaviour, progress: Delivery,
+        _ request: URLRequest, behaviour: SessionBehaviour, bodyIsHidden: Bool, progress: Delivery,
         _ completion: @escaping @Sendable (ExchangeResult) -> Void
     ) {
         var delivery = progress
         delivery.request = request
-        switch resolve(request) {
+        switch resolve(request, reportingMisses: true, bodyIsHidden: bodyIsHidden) {
         case .passthrough(let forwarded):
             completion(.passthrough(forwarded))
         case .unmatched(let error):
@@ -135,7 +137,11 @@ extension StubRegistry {
             completion(.deliver(delivery))
             return
         }
-        hop(behaviour.addingCookies(to: next), behaviour: behaviour, progress: delivery, completion)
+        // 307 and 308 send the same body again; the others drop it.
+        let keepsBody = [307, 308].contains(http.statusCode)
+        hop(
+            behaviour.addingCookies(to: next), behaviour: behaviour, bodyIsHidden: recorded.isBodyHidden && keepsBody,
+            progress: delivery, completion)
     }
 
     /// One value per cookie: from the stub's own header list when it has one.

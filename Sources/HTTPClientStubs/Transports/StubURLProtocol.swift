@@ -53,7 +53,10 @@ class StubURLProtocol: URLProtocol {
             return
         }
         let this = Unchecked(self)
-        registry.exchange(Self.markingHiddenBody(request, of: task), behaviour: behaviour) { result in
+        // An upload task's body stays inside the session: the protocol's request has neither
+        // `httpBody` nor `httpBodyStream`. Body conditions must say so, not match an empty body.
+        let bodyIsHidden = task is URLSessionUploadTask && request.httpBody == nil && request.httpBodyStream == nil
+        registry.exchange(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden) { result in
             switch result {
             case .deliver(let delivery):
                 this.value.deliver(delivery, on: clientThread)
@@ -73,17 +76,6 @@ class StubURLProtocol: URLProtocol {
         ]
         if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
         return URLError(.unsupportedURL, userInfo: userInfo)
-    }
-
-    /// An upload task's body stays inside the session: the protocol's request has neither
-    /// `httpBody` nor `httpBodyStream`. Marks the request so body conditions say so instead of
-    /// matching an empty body.
-    static func markingHiddenBody(_ request: URLRequest, of task: URLSessionTask?) -> URLRequest {
-        guard task is URLSessionUploadTask, request.httpBody == nil, request.httpBodyStream == nil,
-            let mutable = (request as NSURLRequest).mutableCopy() as? NSMutableURLRequest
-        else { return request }
-        URLProtocol.setProperty(true, forKey: RecordedRequest.hiddenBodyKey, in: mutable)
-        return mutable as URLRequest
     }
 
     override func stopLoading() {
