@@ -213,3 +213,23 @@ struct ProfileLoader {
 
     #expect(try await ProfileLoader().name() == "Ada")
 }
+
+@Test func signingInFollowsTheRedirectWithItsCookie() async throws {
+    let stubs = StubRegistry()
+    let signIn = HeldResponse()
+    stubs.stub(.post, "https://api.example.com/login")
+        .respond(.status(303, headers: ["Location": "/me", "Set-Cookie": "sid=42; Path=/"]).held(by: signIn))
+    stubs.stub(.get, "https://api.example.com/me").matching(.header("Cookie", "sid=42")).respond(.text("Ada"))
+    let session: any URLSessionProtocol = MockURLSession(stubs: stubs)  // or stubs.makeURLSession()
+
+    var login = URLRequest(url: try #require(URL(string: "https://api.example.com/login")))
+    login.httpMethod = "POST"
+    let signingIn = Task { try await session.upload(for: login, from: Data("user=ada".utf8)) }
+    try await signIn.waitUntilHolding()  // in flight: assert the spinner here
+    signIn.release()
+
+    let (body, response) = try await signingIn.value
+    #expect(String(decoding: body, as: UTF8.self) == "Ada")
+    #expect(response.url?.path == "/me")
+    stubs.verify()  // also reports a request still held
+}
