@@ -122,6 +122,8 @@ final class RouteHandler: ChannelInboundHandler {
             }
         case (_, "hang", _):
             break
+        case (_, "login", _):
+            respond(context, status: 303, headers: [("Location", "/echo"), ("Set-Cookie", "sid=42; Path=/")], body: nil)
         case (_, "redirect", let code?):
             respond(context, status: Int(code) ?? 302, headers: [("Location", "/echo")], body: nil)
         case (_, "upload", _):
