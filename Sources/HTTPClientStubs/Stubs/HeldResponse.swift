@@ -57,7 +57,7 @@ public final class HeldResponse: Sendable, CustomStringConvertible {
 
     /// Returns once `count` requests have been held (in all), so the test knows the code under
     /// test is waiting. Throws ``StubWaitError`` after `timeout`.
-    public func waitUntilHolding(_ count: Int = 1, timeout: Duration = .seconds(5)) async throws {
+    public func waitUntilHolding(_ count: Int = 1, timeout: Duration = .seconds(60)) async throws {
         try await holding.wait(until: count, timeout: timeout, waitingFor: "requests held by \(name)")
     }
 

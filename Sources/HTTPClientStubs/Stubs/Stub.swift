@@ -147,13 +147,13 @@ public final class Stub: Sendable, CustomStringConvertible {
 
     /// Returns once this stub has answered `count` requests in all (their responses may still be
     /// on their way). Throws ``StubWaitError`` after `timeout`.
-    public func waitForRequests(_ count: Int = 1, timeout: Duration = .seconds(5)) async throws {
+    public func waitForRequests(_ count: Int = 1, timeout: Duration = .seconds(60)) async throws {
         try await arrivals.wait(until: count, timeout: timeout, waitingFor: "requests to \(self)")
     }
 
     /// Returns once `count` of this stub's responses have been delivered in all (see
     /// ``onDelivery(_:)``). Throws ``StubWaitError`` after `timeout`.
-    public func waitForDeliveries(_ count: Int = 1, timeout: Duration = .seconds(5)) async throws {
+    public func waitForDeliveries(_ count: Int = 1, timeout: Duration = .seconds(60)) async throws {
         try await deliveries.wait(until: count, timeout: timeout, waitingFor: "responses of \(self) delivered")
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// A wait on a stub or a held response ran out of time: what was awaited, how many had happened.
 ///
 /// ```swift
-/// try await stub.waitForRequests(2)   // "Waited 5 seconds for 2 requests to GET /feed; 1 arrived."
+/// try await stub.waitForRequests(2)   // "Waited 60.0 seconds for 2 requests to ...; 1 happened."
 /// ```
 public struct StubWaitError: Error, Equatable, CustomStringConvertible {
     /// What was awaited, such as `requests to method GET && path /feed`.
