@@ -93,7 +93,10 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
 
     /// The session's decision: delivered now if the task runs, or when it is resumed.
     func receive(_ result: ExchangeResult, passthroughSession: any URLSessionProtocol) {
-        if case .passthrough(let request) = result {
+        switch result {
+        case .deliver(let delivery):
+            receive(delivery)
+        case .passthrough(let request):
             let completion = state.withLock { $0.completion }
             let forwarded = passthroughSession.makeDataTask(with: request) { data, response, error in
                 completion?(data, response, error)
@@ -104,9 +107,17 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
                 return state.resumeCount > 0 ? .resumeForwarded(forwarded) : .none
             }
             perform(action)
-            return
         }
-        guard case .deliver(let delivery) = result else { return }
+    }
+
+    /// A task that delivers a decision made without an exchange (a cassette's replayed answer).
+    convenience init(answering delivery: Delivery, completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) {
+        self.init()
+        begin(delivery.request, simulatingLatency: false, completion: completion)
+        receive(delivery)
+    }
+
+    private func receive(_ delivery: Delivery) {
         let action = state.withLock { state -> Action in
             guard case .waiting = state.phase else { return .none }  // cancelled meanwhile
             state.phase = .ready(delivery)
@@ -115,16 +126,10 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         perform(action)
     }
 
-    /// Delivers a decision made without an exchange (a cassette's replayed answer).
-    func answer(_ delivery: Delivery, completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) {
-        begin(delivery.request, simulatingLatency: false, completion: completion)
-        receive(.deliver(delivery), passthroughSession: URLSession.shared)
-    }
-
     private enum Action {
         case none
         case complete(Delivery, (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?)
-        case completeLater(Delivery, TimeInterval)
+        case completeLater(after: TimeInterval)
         case resumeForwarded(any URLSessionDataTaskProtocol)
         case cancelForwarded(any URLSessionDataTaskProtocol)
     }
@@ -136,7 +141,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
             let delay = state.simulatesLatency ? delivery.latency + delivery.downloadTime : 0
             if delay > 0 {
                 state.phase = .scheduled(delivery)
-                return .completeLater(delivery, delay)
+                return .completeLater(after: delay)
             }
             state.phase = .finished
             return .complete(delivery, state.completion)
@@ -154,7 +159,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         case .complete(let delivery, let completion):
             completion?(delivery.data, delivery.response, delivery.error)
             delivery.noteDelivered()
-        case .completeLater(_, let delay):
+        case .completeLater(let delay):
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
                 let due = state.withLock { state -> Action in
                     // Not scheduled any more when cancel() delivered first.

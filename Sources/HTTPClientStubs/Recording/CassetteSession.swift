@@ -111,17 +111,11 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
                 // Replayed as recorded: the recording session already followed redirects.
                 var delivery = Delivery(request: recorded.urlRequest, arguments: response.completionArguments(for: recorded.urlRequest))
                 delivery.answered = [(stub, recorded)]
-                let task = MockURLSessionDataTask()
-                task.answer(delivery, completion: completionHandler)
-                return task
+                return MockURLSessionDataTask(answering: delivery, completion: completionHandler)
             case .unmatched(let error):
-                let task = MockURLSessionDataTask()
-                task.answer(Delivery(request: request, error: error), completion: completionHandler)
-                return task
+                return MockURLSessionDataTask(answering: Delivery(request: request, error: error), completion: completionHandler)
             case .failed(let error):
-                let task = MockURLSessionDataTask()
-                task.answer(Delivery(request: request, error: error), completion: completionHandler)
-                return task
+                return MockURLSessionDataTask(answering: Delivery(request: request, error: error), completion: completionHandler)
             }
         }
         return record(request, completionHandler: completionHandler)
