@@ -35,8 +35,8 @@ public struct MockResponse: Sendable {
     public var throughput: Throughput?
     /// The gate that holds this response until the test releases it (see ``held(by:)``).
     public var hold: HeldResponse?
-    /// Whether the session's `URLCache` may store the response: what the URLProtocol transport
-    /// tells its client (`.notAllowed` unless set with ``cached(_:)``).
+    /// Whether the session's `URLCache` may store the response (`.notAllowed` unless set with
+    /// ``cached(_:)``). Both transports keep the cache the same way, on every platform.
     public var cacheStoragePolicy: URLCache.StoragePolicy = .notAllowed
 
     public init(_ outcome: Outcome, latency: TimeInterval = 0, throughput: Throughput? = nil) {
@@ -137,7 +137,11 @@ public struct MockResponse: Sendable {
         return copy
     }
 
-    /// The same response, which the session's `URLCache` may store as `policy` says.
+    /// The same response, which the session's `URLCache` may store as `policy` says: a GET
+    /// answered 2xx is stored unless `Cache-Control: no-store`, and later requests are answered
+    /// from the cache as their cache policy and the response's freshness (`max-age`, `Expires`)
+    /// allow; a stale answer with an `ETag` or `Last-Modified` is revalidated, and a `304` from
+    /// the stub delivers the stored body.
     public func cached(_ policy: URLCache.StoragePolicy = .allowed) -> MockResponse {
         var copy = self
         copy.cacheStoragePolicy = policy

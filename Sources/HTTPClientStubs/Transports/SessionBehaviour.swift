@@ -2,7 +2,7 @@ import Foundation
 import HTTPClient
 
 /// What a `URLSession` does around each response, which both stub transports reproduce so a
-/// stubbed session behaves like a real one: cookies in and out, redirects, request timeouts.
+/// stubbed session behaves like a real one: cookies in and out, redirects, request timeouts, the response cache.
 /// Read from the `URLSessionConfiguration` the session was made with.
 package struct SessionBehaviour: Sendable {
     /// Where `Set-Cookie` lands and where `Cookie` comes from; `nil` keeps no cookies.
@@ -15,6 +15,10 @@ package struct SessionBehaviour: Sendable {
     package var timeoutForRequest: TimeInterval
     /// Whether 3xx answers with `Location` are followed.
     package var followsRedirects: Bool
+    /// The configuration's `urlCache`: where cacheable answers are kept (see `cacheDecision`).
+    package var urlCache: URLCache?
+    /// The configuration's `requestCachePolicy`, for requests that leave theirs at the default.
+    package var requestCachePolicy: URLRequest.CachePolicy
 
     /// The most hops followed before a request fails with `URLError(.httpTooManyRedirects)`:
     /// 16, the limit Apple's URL loading system uses.
@@ -26,6 +30,8 @@ package struct SessionBehaviour: Sendable {
         sendsCookies = configuration.httpShouldSetCookies
         timeoutForRequest = configuration.timeoutIntervalForRequest
         self.followsRedirects = followsRedirects
+        urlCache = configuration.urlCache
+        requestCachePolicy = configuration.requestCachePolicy
     }
 
     /// Sessions whose behaviour is the same share a URLProtocol class.
@@ -35,12 +41,15 @@ package struct SessionBehaviour: Sendable {
         let sendsCookies: Bool
         let timeoutForRequest: TimeInterval
         let followsRedirects: Bool
+        let urlCache: ObjectIdentifier?
+        let requestCachePolicy: UInt
     }
 
     var key: Key {
         Key(
             cookieStorage: cookieStorage.map(ObjectIdentifier.init), cookieAcceptPolicy: cookieAcceptPolicy.rawValue,
-            sendsCookies: sendsCookies, timeoutForRequest: timeoutForRequest, followsRedirects: followsRedirects)
+            sendsCookies: sendsCookies, timeoutForRequest: timeoutForRequest, followsRedirects: followsRedirects,
+            urlCache: urlCache.map(ObjectIdentifier.init), requestCachePolicy: requestCachePolicy.rawValue)
     }
 
     // MARK: Timeouts

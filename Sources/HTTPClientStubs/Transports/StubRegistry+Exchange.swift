@@ -12,7 +12,8 @@ package struct Delivery: Sendable {
     package var latency: TimeInterval = 0
     /// Seconds the body takes after the headers.
     package var downloadTime: TimeInterval = 0
-    package var cacheStoragePolicy: URLCache.StoragePolicy = .notAllowed
+    /// The stored answer the first hop asks about (`If-None-Match`): a `304` delivers it.
+    var revalidating: CachedURLResponse?
     /// The stub of every hop with the request it answered, told once the delivery is made.
     package var answered: [(stub: Stub, request: RecordedRequest)] = []
 
@@ -40,7 +41,7 @@ package enum ExchangeResult: Sendable {
 
 extension StubRegistry {
     /// Answers `request` as a `URLSession` with `behaviour` would see it answered: stored
-    /// cookies are added, each response's cookies stored, redirects followed (each hop resolved
+    /// cookies are added, the cache consulted and filled, each response's cookies stored, redirects followed (each hop resolved
     /// and recorded like any request), and an answer later than the timeout replaced by
     /// `URLError(.timedOut)`. The one exchange both stub transports use.
     ///
@@ -53,8 +54,29 @@ extension StubRegistry {
         _ request: URLRequest, behaviour: SessionBehaviour, bodyIsHidden: Bool = false,
         completion: @escaping @Sendable (ExchangeResult) -> Void
     ) {
-        let start = Delivery(request: request, arguments: (nil, nil, nil))
-        hop(behaviour.addingCookies(to: request), behaviour: behaviour, bodyIsHidden: bodyIsHidden, progress: start, completion)
+        let request = behaviour.addingCookies(to: request)
+        var start = Delivery(request: request, arguments: (nil, nil, nil))
+        switch behaviour.cacheDecision(for: request) {
+        case .load:
+            hop(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden, progress: start, completion)
+        case .answer(let stored):
+            // Not sent: no stub sees it, as no server would.
+            start.data = stored.data
+            start.response = stored.response
+            completion(.deliver(start))
+        case .unavailable:
+            start.error = URLError(
+                .resourceUnavailable,
+                userInfo: [
+                    NSURLErrorFailingURLErrorKey: request.url as Any,
+                    NSLocalizedDescriptionKey: "Nothing is cached for \(request.url?.absoluteString ?? "the request"), "
+                        + "and its cache policy (.returnCacheDataDontLoad) does not allow loading it.",
+                ])
+            completion(.deliver(start))
+        case .revalidate(let conditional, let stored):
+            start.revalidating = stored
+            hop(conditional, behaviour: behaviour, bodyIsHidden: bodyIsHidden, progress: start, completion)
+        }
     }
 
     /// One request of the chain; `progress` carries the hops so far (latency, stubs).
@@ -115,12 +137,19 @@ extension StubRegistry {
         delivery.error = arguments.2
         delivery.latency += response.latency
         delivery.downloadTime = response.downloadTime(bodySize: arguments.0?.count ?? 0)
-        delivery.cacheStoragePolicy = response.cacheStoragePolicy
         guard let http = arguments.1 as? HTTPURLResponse, arguments.2 == nil else {
             completion(.deliver(delivery))
             return
         }
         behaviour.storeCookies(Self.setCookies(of: response, http), from: http.url ?? recorded.url, for: request)
+        if let stored = delivery.revalidating, delivery.answered.count == 1, http.statusCode == 304 {
+            // Still current: the session hands over what it kept, as `URLSession` does.
+            delivery.data = stored.data
+            delivery.response = stored.response
+            completion(.deliver(delivery))
+            return
+        }
+        behaviour.storeInCache(http, data: arguments.0 ?? Data(), policy: response.cacheStoragePolicy, for: request)
         guard behaviour.followsRedirects, stub.followsRedirects, let next = SessionBehaviour.redirect(from: request, response: http) else {
             completion(.deliver(delivery))
             return

@@ -97,7 +97,8 @@ class StubURLProtocol: URLProtocol {
                 return
             }
             this.value.call(on: clientThread) {
-                $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: delivery.cacheStoragePolicy)
+                // The engine keeps the session's cache itself (one copy, every platform).
+                $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed)
             }
             this.value.after(delivery.downloadTime) {
                 if !body.isEmpty {

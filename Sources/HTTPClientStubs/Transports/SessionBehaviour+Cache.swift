@@ -1,0 +1,121 @@
+import Foundation
+import HTTPClient
+
+/// What the session's `URLCache` says about a request before it goes out.
+enum CacheDecision {
+    /// Send the request; nothing usable is stored (or the policy ignores the cache).
+    case load
+    /// Answer from the cache without sending anything.
+    case answer(CachedURLResponse)
+    /// Send `request`, which asks whether the stored answer is still current; a `304` means
+    /// the stored answer is delivered.
+    case revalidate(URLRequest, stored: CachedURLResponse)
+    /// `.returnCacheDataDontLoad` and nothing stored: the request fails without being sent.
+    case unavailable
+}
+
+/// The session's response cache, as the URL loading system uses it: GET answers a stub marks
+/// cacheable (``MockResponse/cached(_:)``) are stored in the configuration's `URLCache`, and
+/// later requests are answered from it per their cache policy. The engine does this itself
+/// because swift-corelibs-foundation never caches a URLProtocol's responses (measured: a
+/// protocol reporting `.allowed` leaves the cache empty), so cache-dependent code behaves the
+/// same on every platform and transport.
+///
+/// Freshness follows RFC 9111 for a private cache, without heuristics: `Cache-Control:
+/// max-age` (else `Expires` minus `Date`) against the age since `Date` (else since storing);
+/// `no-cache` or a stale answer is revalidated with `If-None-Match` / `If-Modified-Since` when
+/// it has a validator, and loaded again when it has none.
+extension SessionBehaviour {
+    func cacheDecision(for request: URLRequest, now: Date = Date()) -> CacheDecision {
+        guard let cache = urlCache, Self.isCacheable(method: request.httpMethod) else { return .load }
+        let policy = request.cachePolicy == .useProtocolCachePolicy ? requestCachePolicy : request.cachePolicy
+        switch policy {
+        case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData, .reloadRevalidatingCacheData:
+            return .load
+        case .returnCacheDataElseLoad:
+            return cache.cachedResponse(for: request).map(CacheDecision.answer) ?? .load
+        case .returnCacheDataDontLoad:
+            return cache.cachedResponse(for: request).map(CacheDecision.answer) ?? .unavailable
+        case .useProtocolCachePolicy:
+            break
+        @unknown default:
+            return .load
+        }
+        guard let stored = cache.cachedResponse(for: request), let response = stored.response as? HTTPURLResponse else {
+            return .load
+        }
+        let requestDirectives = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
+        let directives = CacheControl(response.value(forHTTPHeaderField: "Cache-Control"))
+        if !requestDirectives.noCache, !directives.noCache, let lifetime = Self.freshnessLifetime(response, directives, now: now),
+            Self.age(of: stored, response, now: now) < lifetime
+        {
+            return .answer(stored)
+        }
+        let tag = response.value(forHTTPHeaderField: "ETag")
+        let modified = response.value(forHTTPHeaderField: "Last-Modified")
+        guard tag != nil || modified != nil else { return .load }
+        var conditional = request
+        if let tag { conditional.setValue(tag, forHTTPHeaderField: "If-None-Match") }
+        if let modified { conditional.setValue(modified, forHTTPHeaderField: "If-Modified-Since") }
+        return .revalidate(conditional, stored: stored)
+    }
+
+    /// Stores a final answer to `request` when the stub allowed it and HTTP does.
+    func storeInCache(
+        _ response: HTTPURLResponse, data: Data, policy: URLCache.StoragePolicy, for request: URLRequest, now: Date = Date()
+    ) {
+        guard policy != .notAllowed, let cache = urlCache, Self.isCacheable(method: request.httpMethod),
+            (200..<300).contains(response.statusCode),
+            !CacheControl(response.value(forHTTPHeaderField: "Cache-Control")).noStore,
+            !CacheControl(request.value(forHTTPHeaderField: "Cache-Control")).noStore
+        else { return }
+        let entry = CachedURLResponse(response: response, data: data, userInfo: [Self.storedAtKey: now], storagePolicy: policy)
+        cache.storeCachedResponse(entry, for: request)
+    }
+
+    private static let storedAtKey = "HTTPClientStubs.storedAt"
+
+    private static func isCacheable(method: String?) -> Bool {
+        (method ?? "GET").uppercased() == "GET"
+    }
+
+    /// Seconds the stored answer stays fresh, or `nil` when it does not say.
+    private static func freshnessLifetime(_ response: HTTPURLResponse, _ directives: CacheControl, now: Date) -> TimeInterval? {
+        if let maxAge = directives.maxAge { return maxAge }
+        // An `Expires` that does not parse means "already expired".
+        guard let expires = response.value(forHTTPHeaderField: "Expires") else { return nil }
+        guard let expiry = Timestamps.httpDate(expires, now: now) else { return 0 }
+        let date = response.value(forHTTPHeaderField: "Date").flatMap { Timestamps.httpDate($0, now: now) } ?? now
+        return expiry.timeIntervalSince(date)
+    }
+
+    private static func age(of stored: CachedURLResponse, _ response: HTTPURLResponse, now: Date) -> TimeInterval {
+        let since =
+            response.value(forHTTPHeaderField: "Date").flatMap { Timestamps.httpDate($0, now: now) } ?? (stored.userInfo?[storedAtKey] as? Date)
+            ?? .distantPast
+        return max(0, now.timeIntervalSince(since))
+    }
+}
+
+/// The directives of a `Cache-Control` field that the session's cache looks at.
+private struct CacheControl {
+    var noCache = false
+    var noStore = false
+    var maxAge: TimeInterval?
+
+    init(_ field: String?) {
+        for part in (field ?? "").split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            let name = pair.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            switch name {
+            case "no-cache": noCache = true
+            case "no-store": noStore = true
+            case "max-age":
+                // A malformed or negative value makes the answer stale, as RFC 9111 asks.
+                let value = pair.count == 2 ? pair[1].trimmingCharacters(in: CharacterSet(charactersIn: " \"")) : ""
+                maxAge = UInt32(value).map(TimeInterval.init) ?? 0
+            default: continue
+            }
+        }
+    }
+}
