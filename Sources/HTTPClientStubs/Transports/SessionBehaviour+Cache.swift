@@ -91,7 +91,8 @@ extension SessionBehaviour {
 
     private static func age(of stored: CachedURLResponse, _ response: HTTPURLResponse, now: Date) -> TimeInterval {
         let since =
-            response.value(forHTTPHeaderField: "Date").flatMap { Timestamps.httpDate($0, now: now) } ?? (stored.userInfo?[storedAtKey] as? Date)
+            response.value(forHTTPHeaderField: "Date").flatMap { Timestamps.httpDate($0, now: now) }
+            ?? (stored.userInfo?[storedAtKey] as? Date)
             ?? .distantPast
         return max(0, now.timeIntervalSince(since))
     }
