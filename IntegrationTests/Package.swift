@@ -13,6 +13,10 @@ let package = Package(
         // Named, so `.product(package: "HTTPClient")` works whatever the checkout's folder is called.
         .package(name: "HTTPClient", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        // A client generated for the OpenAPI ecosystem, run over a stubbed URLSession.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -26,9 +30,14 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "LoopbackServer",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPClient", package: "HTTPClient"),
                 .product(name: "HTTPClientMocks", package: "HTTPClient"),
-            ]),
+            ],
+            // The OpenAPI document the generated client in ProfilesAPI/Generated comes from.
+            exclude: ["ProfilesAPI/openapi.yaml", "ProfilesAPI/openapi-generator-config.yaml", "ProfilesAPI/README.md"]),
     ],
     swiftLanguageModes: [.v6]
 )
