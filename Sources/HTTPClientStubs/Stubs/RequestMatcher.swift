@@ -216,14 +216,18 @@ extension RequestMatcher {
         }
     }
 
-    /// The whole URL, as written (`"https://cdn.example/logo.png"`); with `ignoringQuery`, any
-    /// query (and fragment) of the request is left out of the comparison.
+    /// The whole URL, as written (`"https://cdn.example/logo.png"`); with `ignoringQuery`, the
+    /// query (and fragment) of the request and of `url` are left out of the comparison.
     public static func url(_ url: String, ignoringQuery: Bool = false) -> RequestMatcher {
-        RequestMatcher(ignoringQuery ? "URL \(url) (any query)" : "URL \(url)") { request in
-            var actual = request.url.absoluteString
-            if ignoringQuery, let end = actual.firstIndex(where: { $0 == "?" || $0 == "#" }) { actual = String(actual[..<end]) }
-            return actual == url ? nil : "URL \(actual) != \(url)"
+        let expected = ignoringQuery ? withoutQuery(url) : url
+        return RequestMatcher(ignoringQuery ? "URL \(expected) (any query)" : "URL \(url)") { request in
+            let actual = ignoringQuery ? withoutQuery(request.url.absoluteString) : request.url.absoluteString
+            return actual == expected ? nil : "URL \(actual) != \(expected)"
         }
+    }
+
+    private static func withoutQuery(_ url: String) -> String {
+        url.firstIndex { $0 == "?" || $0 == "#" }.map { String(url[..<$0]) } ?? url
     }
 
     /// The percent-decoded path: exact, `.prefix("/v2")`, or a template `"/users/{id}"`.

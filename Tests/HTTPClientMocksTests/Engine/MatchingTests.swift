@@ -36,6 +36,14 @@ struct MatchingTests {
         #expect(evaluate(.host("other.example.com"), get).failures == ["host API.example.com != other.example.com"])
     }
 
+    @Test func aWholeURLIgnoringTheQueryLeavesOutTheQueryOfBothSides() {
+        let matcher = RequestMatcher.url("https://h/img.png?width=200", ignoringQuery: true)
+        #expect(evaluate(matcher, request("GET", "https://h/img.png?width=200&x=1")).matched)
+        #expect(evaluate(matcher, request("GET", "https://h/img.png")).matched)
+        #expect(!evaluate(matcher, request("GET", "https://h/other.png?width=200")).matched)
+        #expect(!evaluate(.url("https://h/img.png?width=200"), request("GET", "https://h/img.png?width=300")).matched)
+    }
+
     @Test func pathExactPrefixAndTemplateWithCaptures() {
         let get = request("GET", "https://h/users/42/posts/a%20b")
         #expect(evaluate(.path("/users/42/posts/a b"), get).matched)
