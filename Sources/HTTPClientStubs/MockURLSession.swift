@@ -159,15 +159,91 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any URLSessionDataTaskProtocol {
+        startTask(for: request) { completionHandler($0.data, $0.response, $0.error) }
+    }
+
+    /// The next task, handed out for `request` and given the session's answer.
+    private func startTask(for request: URLRequest, deliver: @escaping @Sendable (Delivery) -> Void) -> MockURLSessionDataTask {
         let task = canned.withLock { canned in
             defer { canned.nextDataTask = MockURLSessionDataTask() }
             return canned.nextDataTask
         }
-        task.begin(request, simulatingLatency: simulatesLatency, completion: completionHandler)
+        task.begin(request, simulatingLatency: simulatesLatency, deliver: deliver)
         let passthroughSession = passthroughSession
         stubs.exchange(request, behaviour: behaviour) { result in
             task.receive(result, passthroughSession: passthroughSession)
         }
         return task
+    }
+
+    /// Answers `request` with its response first, then its body in the pieces of a
+    /// ``MockResponse/streamed(status:headers:_:)`` stub (one chunk otherwise). The chunks are
+    /// all ready when this returns, unless the session simulates latency: then `.pause` parts
+    /// are waited out. Ending the iteration, or cancelling the Swift task, cancels the task.
+    public func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse) {
+        let (stream, chunks) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let simulatesLatency = simulatesLatency
+        let cancellation = TaskCancellation()
+        let response = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URLResponse, any Error>) in
+                let task = startTask(for: request) { delivery in
+                    guard let response = delivery.response, delivery.error == nil || !delivery.parts.isEmpty else {
+                        let error = delivery.error ?? URLError(.badServerResponse)
+                        continuation.resume(throwing: error)
+                        chunks.finish(throwing: error)
+                        return
+                    }
+                    continuation.resume(returning: response)
+                    let parts = delivery.parts.isEmpty ? [StreamPart.data(delivery.data ?? Data())] : delivery.parts
+                    if simulatesLatency, parts.contains(where: { if case .pause = $0 { true } else { false } }) {
+                        Task { await Self.feed(parts, to: chunks, waitingOutPauses: true) }
+                    } else {
+                        Self.feed(parts, to: chunks)
+                    }
+                }
+                chunks.onTermination = { _ in task.cancel() }
+                cancellation.register(task)
+                task.resume()
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+        return (stream, response)
+    }
+
+    private static func feed(_ parts: [StreamPart], to chunks: AsyncThrowingStream<Data, any Error>.Continuation) {
+        for part in parts {
+            switch part {
+            case .data(let data) where !data.isEmpty: chunks.yield(data)
+            case .data, .pause: continue
+            case .failure(let error):
+                chunks.finish(throwing: error)
+                return
+            }
+        }
+        chunks.finish()
+    }
+
+    private static func feed(
+        _ parts: [StreamPart], to chunks: AsyncThrowingStream<Data, any Error>.Continuation, waitingOutPauses: Bool
+    ) async {
+        for (index, part) in parts.enumerated() {
+            guard case .pause(let seconds) = part else {
+                guard case .data(let data) = part else {
+                    feed(Array(parts[index...]), to: chunks)
+                    return
+                }
+                // The consumer has stopped: nothing more to deliver.
+                if case .terminated = chunks.yield(data) { return }
+                continue
+            }
+            do {
+                // Clamped: a pause of 1e20 s (or NaN) must not overflow the conversion.
+                try await Task.sleep(nanoseconds: UInt64((seconds.isNaN ? 0 : min(max(0, seconds), 1e9)) * 1e9))
+            } catch {
+                return
+            }
+        }
+        chunks.finish()
     }
 }

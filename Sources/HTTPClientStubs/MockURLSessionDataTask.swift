@@ -25,7 +25,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         var phase = Phase.waiting
         var request: URLRequest?
         var simulatesLatency = false
-        var completion: (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?
+        var completion: (@Sendable (Delivery) -> Void)?
     }
 
     private let state = Locked(State())
@@ -84,6 +84,12 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
     func begin(
         _ request: URLRequest, simulatingLatency: Bool, completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
+        begin(request, simulatingLatency: simulatingLatency) { completion($0.data, $0.response, $0.error) }
+    }
+
+    /// Hands the task out for `request`, for a caller that wants the whole delivery (its
+    /// pieces, for a stream).
+    func begin(_ request: URLRequest, simulatingLatency: Bool, deliver completion: @escaping @Sendable (Delivery) -> Void) {
         state.withLock { state in
             state.request = request
             state.simulatesLatency = simulatingLatency
@@ -99,7 +105,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         case .passthrough(let request):
             let completion = state.withLock { $0.completion }
             let forwarded = passthroughSession.makeDataTask(with: request) { data, response, error in
-                completion?(data, response, error)
+                completion?(Delivery(request: request, arguments: (data, response, error)))
             }
             let action = state.withLock { state -> Action in
                 guard case .waiting = state.phase else { return .none }  // cancelled meanwhile
@@ -128,7 +134,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
 
     private enum Action {
         case none
-        case complete(Delivery, (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?)
+        case complete(Delivery, (@Sendable (Delivery) -> Void)?)
         case completeLater(after: TimeInterval)
         case resumeForwarded(any URLSessionDataTaskProtocol)
         case cancelForwarded(any URLSessionDataTaskProtocol)
@@ -157,7 +163,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         case .none:
             break
         case .complete(let delivery, let completion):
-            completion?(delivery.data, delivery.response, delivery.error)
+            completion?(delivery)
             delivery.noteDelivered()
         case .completeLater(let delay):
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in

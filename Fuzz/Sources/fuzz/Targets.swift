@@ -7,7 +7,7 @@ import HTTPClientStubs
 enum Targets {
     static let all: [String: @Sendable (Data) -> Void] = [
         "http": http, "cassette": cassette, "har": har, "naming": naming, "redaction": redaction, "json": json,
-        "retry-after": retryAfter,
+        "retry-after": retryAfter, "sse": serverSentEvents,
     ]
 
     /// Stops the run with a message libFuzzer saves beside the input that caused it.
@@ -58,6 +58,36 @@ enum Targets {
             fail("Retry-After \(value.debugDescription) gave the delay \(delay)")
         }
         _ = Timestamps.rfc3339(value)
+    }
+
+    // MARK: Streams
+
+    /// The event-stream parser: the first byte says where to cut the rest in two; the events
+    /// (or the error) must be the same as from the whole, and as from one byte at a time.
+    static func serverSentEvents(_ data: Data) {
+        guard let first = data.first else { return }
+        let stream = Array(data.dropFirst())
+        let cut = stream.isEmpty ? 0 : Int(first) % (stream.count + 1)
+        func parse(_ chunks: [ArraySlice<UInt8>]) -> Result<[ServerSentEvent], ServerSentEventError> {
+            var parser = ServerSentEventParser(maximumEventSize: 64)
+            var events: [ServerSentEvent] = []
+            do {
+                for chunk in chunks { events += try parser.parse(chunk) }
+            } catch {
+                return .failure(error)
+            }
+            return .success(events)
+        }
+        let whole = parse([stream[...]])
+        let halves = parse([stream[..<cut], stream[cut...]])
+        let bytes = parse(stream.indices.map { stream[$0...$0] })
+        if whole != halves || whole != bytes {
+            fail("the stream parsed differently when cut at \(cut): \(whole) / \(halves) / \(bytes)")
+        }
+        // The limit counts bytes received; each invalid byte decodes to U+FFFD (3 bytes).
+        if case .success(let events) = whole, events.contains(where: { $0.data.utf8.count > 3 * 64 }) {
+            fail("an event passed the size limit")
+        }
     }
 
     // MARK: JSON and names

@@ -111,10 +111,12 @@ extension HTTPClient {
 
 /// Bridges Swift task cancellation to a data task that may not exist yet when the
 /// cancellation handler runs: whichever of `register` and `cancel` comes second cancels it.
-final class TaskCancellation: Sendable {
+package final class TaskCancellation: Sendable {
+    package init() {}
+
     private let state = Locked<(task: (any URLSessionDataTaskProtocol)?, isCancelled: Bool)>((nil, false))
 
-    func register(_ task: any URLSessionDataTaskProtocol) {
+    package func register(_ task: any URLSessionDataTaskProtocol) {
         let cancelNow = state.withLock { state in
             state.task = task
             return state.isCancelled
@@ -122,7 +124,7 @@ final class TaskCancellation: Sendable {
         if cancelNow { task.cancel() }
     }
 
-    func cancel() {
+    package func cancel() {
         let task = state.withLock { state in
             state.isCancelled = true
             return state.task

@@ -43,6 +43,16 @@ public protocol URLSessionProtocol: Sendable {
     /// Downloads `request`'s body to a temporary file, like `URLSession.download(for:)`: the
     /// file is the caller's to move or delete.
     func download(for request: URLRequest) async throws -> (URL, URLResponse)
+
+    /// Loads `request` and returns its response as soon as the headers arrive, with the body as
+    /// a stream of chunks in the order they arrive: what `URLSession.bytes(for:)` does, in
+    /// chunks, on every platform (corelibs has no `bytes(for:)`).
+    ///
+    /// The stream ends when the body is complete and throws the transport error of a transfer
+    /// cut short; when the consumer lets the stream go (or its task is cancelled), the request is
+    /// cancelled. The default implementation loads the whole body first and yields it as one
+    /// chunk; `URLSession` and `MockURLSession` deliver chunks as they come.
+    func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse)
 }
 
 extension URLSessionProtocol {
@@ -106,6 +116,15 @@ extension URLSessionProtocol {
         return (file, response)
     }
 
+    /// Loads the whole body with ``data(for:)`` and yields it as one chunk.
+    public func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse) {
+        let (data, response) = try await data(for: request)
+        let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        if !data.isEmpty { continuation.yield(data) }
+        continuation.finish()
+        return (stream, response)
+    }
+
     private static func failingURL(_ request: URLRequest) -> [String: Any] {
         request.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]
     }
@@ -142,6 +161,14 @@ extension URLSession: URLSessionProtocol {
     /// `URLSession`'s own `download(for:delegate:)`.
     public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
         try await download(for: request, delegate: nil)
+    }
+
+    /// Runs `request` on a companion session with the same configuration and a delegate that
+    /// hands each chunk over as it arrives (a task delegate gets no data callbacks on Linux,
+    /// and a session's delegate cannot be added after it is made). One companion per session,
+    /// made on first use and released with the session.
+    public func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse) {
+        try await StreamingSessions.shared.chunks(for: request, on: self)
     }
 }
 

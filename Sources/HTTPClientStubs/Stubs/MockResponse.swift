@@ -38,6 +38,9 @@ public struct MockResponse: Sendable {
     /// Whether the session's `URLCache` may store the response (`.notAllowed` unless set with
     /// ``cached(_:)``). Both transports keep the cache the same way, on every platform.
     public var cacheStoragePolicy: URLCache.StoragePolicy = .notAllowed
+    /// The body in the pieces a streaming caller (`chunks(for:)`) receives; empty when the body
+    /// comes whole. Whole-body callers get every piece's bytes joined (see ``streamed(status:headers:_:)``).
+    public var streamParts: [StreamPart] = []
 
     public init(_ outcome: Outcome, latency: TimeInterval = 0, throughput: Throughput? = nil) {
         self.outcome = outcome
@@ -130,6 +133,30 @@ public struct MockResponse: Sendable {
         return copy
     }
 
+    /// A response whose body arrives in pieces: each `.data` part is one chunk for a caller
+    /// that streams (`chunks(for:)`, `HTTPClient.stream`), `.pause` parts wait between them where
+    /// timing is simulated, and a `.failure` part cuts the transfer short. A caller of the whole
+    /// body gets all the bytes joined, or the failure.
+    public static func streamed(status: Int = 200, headers: HTTPHeaders = [:], _ parts: [StreamPart]) -> MockResponse {
+        var response = MockResponse.status(status, headers: headers, body: Data(parts.compactMap(\.data).joined()))
+        response.streamParts = parts
+        return response
+    }
+
+    /// A `text/event-stream` response with one chunk per event, `pause` seconds apart.
+    public static func serverSentEvents(_ events: [ServerSentEvent], pause: TimeInterval = 0, headers: HTTPHeaders = [:]) -> MockResponse {
+        var headers = headers
+        if !headers.contains("Content-Type") { headers["Content-Type"] = "text/event-stream" }
+        var previous: ServerSentEvent?
+        var parts: [StreamPart] = []
+        for event in events {
+            if pause > 0, !parts.isEmpty { parts.append(.pause(pause)) }
+            parts.append(.text(event.encoded(after: previous)))
+            previous = event
+        }
+        return .streamed(headers: headers, parts)
+    }
+
     /// The same response, held until `hold` is released (see ``HeldResponse``).
     public func held(by hold: HeldResponse) -> MockResponse {
         var copy = self
@@ -169,6 +196,7 @@ public struct MockResponse: Sendable {
         if result.throughput == nil { result.throughput = throughput }
         if result.hold == nil { result.hold = hold }
         if result.cacheStoragePolicy == .notAllowed { result.cacheStoragePolicy = cacheStoragePolicy }
+        if result.streamParts.isEmpty { result.streamParts = streamParts }
         return result
     }
 
@@ -188,6 +216,7 @@ public struct MockResponse: Sendable {
             else {
                 return (nil, nil, URLError(.badURL))
             }
+            if let failure = streamParts.lazy.compactMap(\.failure).first { return (nil, response, failure) }
             return (body, response, nil)
         }
     }
@@ -201,5 +230,19 @@ extension HTTPURLResponse {
             for name in headers.names { fields[name] = headers[name] }
         }
         return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
+    }
+}
+
+extension ServerSentEvent {
+    /// The event as a server writes it; `id` and `retry` only when they changed since `previous`.
+    func encoded(after previous: ServerSentEvent?) -> String {
+        var text = ""
+        if type != "message" { text += "event: \(type)\n" }
+        if lastEventID != (previous?.lastEventID ?? "") { text += "id: \(lastEventID)\n" }
+        if let retry, retry != previous?.retry { text += "retry: \(retry)\n" }
+        for line in data.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
+            text += "data: \(line)\n"
+        }
+        return text + "\n"
     }
 }

@@ -12,6 +12,8 @@ package struct Delivery: Sendable {
     package var latency: TimeInterval = 0
     /// Seconds the body takes after the headers.
     package var downloadTime: TimeInterval = 0
+    /// The body in pieces, for a caller that streams (empty: `data` in one piece).
+    package var parts: [StreamPart] = []
     /// The stored answer the first hop asks about (`If-None-Match`): a `304` delivers it.
     var revalidating: CachedURLResponse?
     /// The stub of every hop with the request it answered, told once the delivery is made.
@@ -135,6 +137,7 @@ extension StubRegistry {
         delivery.data = arguments.0
         delivery.response = arguments.1
         delivery.error = arguments.2
+        delivery.parts = response.streamParts
         delivery.latency += response.latency
         delivery.downloadTime = response.downloadTime(bodySize: arguments.0?.count ?? 0)
         guard let http = arguments.1 as? HTTPURLResponse, arguments.2 == nil else {
@@ -146,6 +149,7 @@ extension StubRegistry {
             // Still current: the session hands over what it kept, as `URLSession` does.
             delivery.data = stored.data
             delivery.response = stored.response
+            delivery.parts = []
             completion(.deliver(delivery))
             return
         }

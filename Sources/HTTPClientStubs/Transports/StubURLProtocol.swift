@@ -86,10 +86,19 @@ class StubURLProtocol: URLProtocol {
     // MARK: Delivering
 
     /// Headers after the latency, then the whole body in ONE `didLoad` after the download time
-    /// (Linux completion-handler tasks keep only the last chunk).
+    /// (Linux completion-handler tasks keep only the last chunk). A streamed body goes piece by
+    /// piece only to the tasks of `chunks(for:)`, which mark themselves: no other task can be
+    /// told apart from a completion-handler one.
     private func deliver(_ delivery: Delivery, on clientThread: ClientThread) {
         let body = delivery.data ?? Data()
         let this = Unchecked(self)
+        if !delivery.parts.isEmpty, task?.taskDescription == StreamingSessions.taskDescription, let urlResponse = delivery.response {
+            after(delivery.latency) {
+                this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
+                this.value.deliver(delivery.parts[...], of: delivery, on: clientThread)
+            }
+            return
+        }
         after(delivery.latency) {
             guard let urlResponse = delivery.response, delivery.error == nil else {
                 this.value.fail(with: delivery.error ?? URLError(.badServerResponse), on: clientThread)
@@ -108,6 +117,28 @@ class StubURLProtocol: URLProtocol {
                 delivery.noteDelivered()
             }
         }
+    }
+
+    /// One `didLoad` per data part, pauses waited out, a failure part ends the transfer.
+    private func deliver(_ parts: ArraySlice<StreamPart>, of delivery: Delivery, on clientThread: ClientThread) {
+        let this = Unchecked(self)
+        var rest = parts
+        while let part = rest.popFirst() {
+            switch part {
+            case .data(let data):
+                if !data.isEmpty { call(on: clientThread) { $0.urlProtocol($1, didLoad: data) } }
+            case .pause(let seconds):
+                let remaining = rest
+                after(seconds) { this.value.deliver(remaining, of: delivery, on: clientThread) }
+                return
+            case .failure(let error):
+                fail(with: error, on: clientThread)
+                delivery.noteDelivered()
+                return
+            }
+        }
+        call(on: clientThread, last: true) { $0.urlProtocolDidFinishLoading($1) }
+        delivery.noteDelivered()
     }
 
     /// Sends `request` through a plain session. Done from another queue: `startLoading` runs on

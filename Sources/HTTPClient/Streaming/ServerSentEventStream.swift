@@ -1,0 +1,51 @@
+import Foundation
+
+/// The events of a `text/event-stream` body, parsed from its chunks as they arrive (see
+/// ``ServerSentEventParser`` for the rules and limits).
+///
+/// ```swift
+/// let (chunks, _) = try await session.chunks(for: request)
+/// for try await event in chunks.serverSentEvents() { ... }
+/// ```
+public struct ServerSentEventStream<Base: AsyncSequence>: AsyncSequence where Base.Element == Data {
+    public typealias Element = ServerSentEvent
+
+    private let base: Base
+    private let maximumEventSize: Int
+
+    init(_ base: Base, maximumEventSize: Int) {
+        self.base = base
+        self.maximumEventSize = maximumEventSize
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: base.makeAsyncIterator(), parser: ServerSentEventParser(maximumEventSize: maximumEventSize))
+    }
+
+    /// Reads chunks until they complete an event.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        var parser: ServerSentEventParser
+        var ready: [ServerSentEvent] = []
+
+        public mutating func next() async throws -> ServerSentEvent? {
+            while ready.isEmpty {
+                guard let chunk = try await base.next() else { return nil }
+                ready = try parser.parse(chunk).reversed()
+            }
+            return ready.popLast()
+        }
+    }
+}
+
+extension ServerSentEventStream: Sendable where Base: Sendable {}
+
+extension AsyncSequence where Element == Data {
+    /// The server-sent events of this body.
+    ///
+    /// - Parameter maximumEventSize: The longest line and the most data one event may collect,
+    ///   in bytes; past it the stream throws ``ServerSentEventError``.
+    public func serverSentEvents(maximumEventSize: Int = 8 << 20) -> ServerSentEventStream<Self> {
+        ServerSentEventStream(self, maximumEventSize: maximumEventSize)
+    }
+}

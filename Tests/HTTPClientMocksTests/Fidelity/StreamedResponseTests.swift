@@ -1,0 +1,122 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+@Suite("Streamed stub bodies, chunk by chunk")
+struct StreamedResponseTests {
+    private let feed = URLRequest(url: testURL("https://h/feed"))
+
+    private func collect(_ chunks: AsyncThrowingStream<Data, any Error>) async throws -> [Data] {
+        var received: [Data] = []
+        for try await chunk in chunks { received.append(chunk) }
+        return received
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func eachDataPartIsOneChunkAfterTheResponse(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed")
+            .respond(.streamed(headers: ["Content-Type": "text/plain"], [.text("one "), .text("two "), .pause(0.01), .text("three")]))
+        let (chunks, response) = try await transport.session(stubs).chunks(for: feed)
+        #expect(response.status == 200)
+        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") == "text/plain")
+        #expect(try await collect(chunks) == ["one ", "two ", "three"].map { Data($0.utf8) })
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func aCallerOfTheWholeBodyGetsEveryPieceJoined(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.streamed([.text("one "), .pause(0.01), .text("two")]))
+        let (data, _) = try await transport.session(stubs).data(for: feed)
+        #expect(data == Data("one two".utf8))
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func aTransferCutShortDeliversTheChunksBeforeThenTheError(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.streamed([.text("one"), .failure(URLError(.networkConnectionLost)), .text("never")]))
+        let session = transport.session(stubs)
+        let (chunks, _) = try await session.chunks(for: feed)
+        var received: [Data] = []
+        let error = await #expect(throws: URLError.self) {
+            for try await chunk in chunks { received.append(chunk) }
+        }
+        #expect(error?.code == .networkConnectionLost)
+        #expect(received == [Data("one".utf8)])
+
+        let wholeBodyError = await #expect(throws: URLError.self) { try await session.data(for: feed) }
+        #expect(wholeBodyError?.code == .networkConnectionLost)
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func serverSentEventsStubbedAreTheEventsParsed(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        let sent = [
+            ServerSentEvent(type: "token", data: "Hel", lastEventID: "1"),
+            ServerSentEvent(type: "token", data: "lo\nworld", lastEventID: "2", retry: 1500),
+            ServerSentEvent(data: "[DONE]", lastEventID: "2", retry: 1500),
+        ]
+        stubs.stub(.get, "/feed").respond(.serverSentEvents(sent, pause: 0.01))
+        let (chunks, response) = try await transport.session(stubs).chunks(for: feed)
+        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") == "text/event-stream")
+        var received: [ServerSentEvent] = []
+        for try await event in chunks.serverSentEvents() { received.append(event) }
+        #expect(received == sent)
+    }
+
+    @Test func anUnstreamedAnswerIsOneChunk() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.text("whole"))
+        let (chunks, _) = try await MockURLSession(stubs: stubs).chunks(for: feed)
+        #expect(try await collect(chunks) == [Data("whole".utf8)])
+    }
+
+    @Test func anErrorBeforeTheResponseIsThrownByChunksItself() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.error(.notConnectedToInternet))
+        let error = await #expect(throws: URLError.self) { try await MockURLSession(stubs: stubs).chunks(for: feed) }
+        #expect(error?.code == .notConnectedToInternet)
+    }
+
+    @Test func droppingTheStreamCancelsTheTask() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.streamed([.text("first"), .pause(3600), .text("an hour later")]))
+        let session = MockURLSession(stubs: stubs, simulatesLatency: true)
+        let task = MockURLSessionDataTask()
+        session.nextDataTask = task
+        /// Reads one chunk and lets the stream go, as a caller returning from a loop does.
+        func firstChunk() async throws -> Data? {
+            let (chunks, _) = try await session.chunks(for: feed)
+            for try await chunk in chunks { return chunk }
+            return nil
+        }
+        #expect(try await firstChunk() == Data("first".utf8))
+        #expect(task.cancelWasCalled)
+        #expect(task.resumeWasCalled)
+        #expect(session.lastURL == feed.url)
+    }
+
+    @Test func cancellingTheConsumingTaskEndsTheStreamAndCancelsTheTask() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.streamed([.text("first"), .pause(3600), .text("an hour later")]))
+        let session = MockURLSession(stubs: stubs, simulatesLatency: true)
+        let task = MockURLSessionDataTask()
+        session.nextDataTask = task
+        let (gotChunk, signal) = AsyncStream<Void>.makeStream()
+        let consumer = Task {
+            let (chunks, _) = try await session.chunks(for: feed)
+            var received: [Data] = []
+            for try await chunk in chunks {
+                received.append(chunk)
+                signal.yield()
+            }
+            return received
+        }
+        var signals = gotChunk.makeAsyncIterator()
+        _ = await signals.next()
+        consumer.cancel()
+        #expect(try await consumer.value == [Data("first".utf8)])
+        #expect(task.cancelWasCalled)
+    }
+}
