@@ -49,10 +49,20 @@ extension HTTPClient {
         !(request.interceptors ?? interceptors).isEmpty || (request.retryPolicy ?? retryPolicy) != nil
     }
 
+    /// Runs attempts until one succeeds or nothing asks for another.
+    func run(_ request: Request) async -> Result<Response, HTTPClientError> {
+        await run(request) { urlRequest, validation, number in
+            await attempt(urlRequest, validation: validation, number: number)
+        }
+    }
+
     /// Runs attempts until one succeeds or nothing asks for another: adapt through the
     /// interceptors, send, let the interceptors and then the retry policy decide, wait through
     /// the scheduler. Cancellation ends the loop at once with ``HTTPClientError/cancelled``.
-    func run(_ request: Request) async -> Result<Response, HTTPClientError> {
+    /// `attempt` sends one prepared request: a whole response, or the head of a stream.
+    func run<Value>(
+        _ request: Request, attempt: (URLRequest, Validation, Int) async -> Result<Value, HTTPClientError>
+    ) async -> Result<Value, HTTPClientError> {
         let prepared: URLRequest
         do {
             prepared = try makeURLRequest(for: request)
@@ -76,9 +86,10 @@ extension HTTPClient {
             } catch {
                 return .failure(Task.isCancelled ? .cancelled : .interceptorFailed(error))
             }
-            let result = await attempt(urlRequest, validation: validation, number: number)
-            if case .failure(.cancelled) = result { return result }
-            if case .success = result { return result }
+            let outcome = await attempt(urlRequest, validation, number)
+            guard case .failure(let failure) = outcome else { return outcome }
+            if case .cancelled = failure { return outcome }
+            let result = Result<Response, HTTPClientError>.failure(failure)
 
             var delay: TimeInterval?
             do {
@@ -98,7 +109,7 @@ extension HTTPClient {
                     after: result, attempt: number, isIdempotent: isIdempotent,
                     now: scheduler.now(), random: Double.random(in: 0...1))
             }
-            guard let delay else { return result }
+            guard let delay else { return outcome }
             do {
                 try await scheduler.sleep(seconds: delay)
             } catch {

@@ -1,0 +1,35 @@
+import Foundation
+
+/// A response whose headers have arrived and whose body is read as it comes: what
+/// ``HTTPClient/stream(_:)`` returns.
+///
+/// ```swift
+/// let feed = try await client.stream(.get("events"))
+/// for try await event in feed.serverSentEvents() {
+///     print(event.type, event.data)
+/// }
+/// ```
+public struct StreamedResponse: Sendable {
+    /// The status, headers and URL; its `body` is empty (the body is ``chunks``).
+    public let head: HTTPClient.Response
+    /// The body, chunk by chunk as the session delivers it.
+    public let chunks: BodyChunks
+
+    public init(head: HTTPClient.Response, chunks: BodyChunks) {
+        self.head = head
+        self.chunks = chunks
+    }
+
+    /// The HTTP status code.
+    public var statusCode: Int { head.statusCode }
+    /// The response headers.
+    public var headers: HTTPHeaders { head.headers }
+
+    /// The body read as a `text/event-stream`.
+    ///
+    /// - Parameter maximumEventSize: The longest line and the most data one event may
+    ///   collect, in bytes; past it the sequence throws ``ServerSentEventError``.
+    public func serverSentEvents(maximumEventSize: Int = 8 << 20) -> ServerSentEventStream<BodyChunks> {
+        chunks.serverSentEvents(maximumEventSize: maximumEventSize)
+    }
+}

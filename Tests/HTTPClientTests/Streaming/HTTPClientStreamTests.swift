@@ -1,0 +1,116 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+@Suite("Streaming responses through HTTPClient")
+struct HTTPClientStreamTests {
+    @Test func theHeadArrivesFirstThenTheChunks() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://api.example.com/feed")
+            .respond(.streamed(headers: ["X-Feed": "live"], [.text("a"), .text("b"), .text("c")]))
+        let client = HTTPClient(session: MockURLSession(stubs: stubs))
+
+        let feed = try await client.stream(.get("https://api.example.com/feed"))
+
+        #expect(feed.statusCode == 200)
+        #expect(feed.headers["X-Feed"] == "live")
+        #expect(feed.head.url?.absoluteString == "https://api.example.com/feed")
+        var chunks: [String] = []
+        for try await chunk in feed.chunks { chunks.append(String(decoding: chunk, as: UTF8.self)) }
+        #expect(chunks == ["a", "b", "c"])
+    }
+
+    @Test func serverSentEventsComeParsed() async throws {
+        let stubs = StubRegistry()
+        let tokens = ["Hel", "lo", "!"].enumerated().map { ServerSentEvent(type: "token", data: $1, lastEventID: "\($0)") }
+        stubs.stub(.get, "https://api.example.com/chat").respond(.serverSentEvents(tokens))
+        let client = HTTPClient(session: MockURLSession(stubs: stubs))
+
+        var text = ""
+        for try await event in try await client.stream(.get("https://api.example.com/chat")).serverSentEvents() {
+            text += event.data
+        }
+
+        #expect(text == "Hello!")
+    }
+
+    @Test func aRejectedStatusThrowsWithTheBodyBeforeAnyStreamIsHandedOut() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://api.example.com/feed").respond(.streamed(status: 429, [.text("slow "), .text("down")]))
+        let client = HTTPClient(session: MockURLSession(stubs: stubs))
+
+        let error = await #expect(throws: HTTPClientError.self) { try await client.stream(.get("https://api.example.com/feed")) }
+
+        #expect(error?.response?.statusCode == 429)
+        #expect(error?.response?.text == "slow down")
+    }
+
+    @Test func aRejectedHeadIsRetriedButNothingAfterTheStreamStarts() async throws {
+        let stubs = StubRegistry()
+        let feed = stubs.stub(.get, "https://api.example.com/feed")
+            .respond(.status(503), .streamed([.text("one"), .failure(URLError(.networkConnectionLost))]), .text("never"))
+            .allowingUnused()
+        let client = HTTPClient(
+            session: MockURLSession(stubs: stubs), retryPolicy: RetryPolicy(jitter: 0), scheduler: ImmediateScheduler())
+
+        let stream = try await client.stream(.get("https://api.example.com/feed"))
+        var received: [Data] = []
+        let error = await #expect(throws: HTTPClientError.self) {
+            for try await chunk in stream.chunks { received.append(chunk) }
+        }
+
+        #expect(feed.callCount == 2)
+        #expect(received == [Data("one".utf8)])
+        #expect(error?.urlError?.code == .networkConnectionLost)
+    }
+
+    @Test func interceptorsAdaptTheStreamedRequestAndEventsReportIt() async throws {
+        let stubs = StubRegistry()
+        let feed = stubs.stub(.get, "https://api.example.com/feed").matching(.header("Authorization", "Bearer t0ken"))
+            .respond(.streamed([.text("ok")]))
+        let events = Locked<[HTTPClientEvent]>([])
+        let client = HTTPClient(
+            session: MockURLSession(stubs: stubs), interceptors: [BearerTokenInterceptor(token: "t0ken", refresh: { "t0ken" })],
+            onEvent: { event in events.withLock { $0.append(event) } })
+
+        _ = try await client.stream(.get("https://api.example.com/feed"))
+
+        #expect(feed.callCount == 1)
+        #expect(events.current.map(\.statusCode) == [200])
+        #expect(events.current.first?.description.contains("t0ken") == false)
+    }
+
+    @Test func aTransportErrorBeforeTheHeadIsTyped() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://api.example.com/feed").respond(.error(.cannotConnectToHost))
+        let client = HTTPClient(session: MockURLSession(stubs: stubs))
+
+        let error = await #expect(throws: HTTPClientError.self) { try await client.stream(.get("https://api.example.com/feed")) }
+
+        #expect(error?.urlError?.code == .cannotConnectToHost)
+    }
+
+    @Test func anyConformingSessionStreamsAtLeastTheWholeBodyAsOneChunk() async throws {
+        /// A session of the user's own that implements only the data task.
+        struct Minimal: URLSessionProtocol {
+            func makeDataTask(
+                with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+            ) -> any URLSessionDataTaskProtocol {
+                let response = HTTPURLResponse(
+                    url: request.url ?? URL(fileURLWithPath: "/"), statusCode: 200, httpVersion: nil, headerFields: nil)
+                return Immediate { completionHandler(Data("all of it".utf8), response, nil) }
+            }
+        }
+        final class Immediate: URLSessionDataTaskProtocol, Sendable {
+            let run: @Sendable () -> Void
+            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+            func resume() { run() }
+            func cancel() {}
+        }
+
+        let feed = try await HTTPClient(session: Minimal()).stream(.get("https://h/x"))
+
+        #expect(try await feed.chunks.collect(upTo: 100) == Data("all of it".utf8))
+    }
+}
