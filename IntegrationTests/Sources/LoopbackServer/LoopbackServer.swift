@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -13,6 +14,7 @@ import NIOPosix
 /// | `/no-content`, `/empty` | 204; 200 with `Content-Length: 0` |
 /// | `/bytes/{n}` | `n` bytes, byte `i` being `i % 251` |
 /// | `/chunked/{n}` | `n` lines sent as separate chunks (no `Content-Length`) |
+/// | `/events/{n}` | `text/event-stream`: `n` events 10 ms apart (`id: i`, `data: event i`); `0` sends until the client goes (``eventStreams`` counts them) |
 /// | `/slow/{seconds}` | 200 after that delay |
 /// | `/hang` | never answers |
 /// | `/redirect/{code}` | that status with `Location: /echo` |
@@ -22,23 +24,27 @@ public final class LoopbackServer: Sendable {
     public let port: Int
     /// `http://127.0.0.1:<port>`.
     public let baseURL: URL
+    /// The event streams this server has started and ended.
+    public let eventStreams: EventStreamLog
     private let channel: any Channel
 
-    private init(channel: any Channel, port: Int, baseURL: URL) {
+    private init(channel: any Channel, port: Int, baseURL: URL, eventStreams: EventStreamLog) {
         self.channel = channel
         self.port = port
         self.baseURL = baseURL
+        self.eventStreams = eventStreams
     }
 
     /// Starts a server on `127.0.0.1:0`.
     public static func start() async throws -> LoopbackServer {
+        let eventStreams = EventStreamLog()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(RouteHandler())
+                    try channel.pipeline.syncOperations.addHandler(RouteHandler(eventStreams: eventStreams))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -47,7 +53,7 @@ public final class LoopbackServer: Sendable {
             try await channel.close()
             throw ServerError.noPort
         }
-        return LoopbackServer(channel: channel, port: port, baseURL: baseURL)
+        return LoopbackServer(channel: channel, port: port, baseURL: baseURL, eventStreams: eventStreams)
     }
 
     /// Stops listening; connections already open are left to close on their own.
@@ -77,6 +83,11 @@ final class RouteHandler: ChannelInboundHandler {
     private var checksum: UInt64 = 0
     /// Bodies above this are counted and summed, not kept.
     private let keptBodyLimit = 4 * 1024 * 1024
+    private let eventStreams: EventStreamLog
+
+    init(eventStreams: EventStreamLog) {
+        self.eventStreams = eventStreams
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -115,6 +126,11 @@ final class RouteHandler: ChannelInboundHandler {
             sendPattern(context, count: Int(count) ?? 0)
         case (_, "chunked", let count?):
             sendChunks(context, count: Int(count) ?? 0)
+        case (_, "events", let count?):
+            let fields = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: fields))), promise: nil)
+            eventStreams.noteStarted()
+            sendEvent(context, index: 0, count: max(0, Int(count) ?? 0))
         case (_, "slow", let seconds?):
             let delay = TimeAmount.milliseconds(Int64((Double(seconds) ?? 1) * 1000))
             context.eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
@@ -195,8 +211,69 @@ final class RouteHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
+    /// Event `index`, then the next 10 ms later, until `count` (or, for 0, until a write fails
+    /// because the client has gone).
+    private func sendEvent(_ context: ChannelHandlerContext, index: Int, count: Int) {
+        let event = ByteBuffer(string: "id: \(index)\ndata: event \(index)\n\n")
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(event)))).assumeIsolated().whenComplete { [self] result in
+            guard case .success = result else {
+                eventStreams.noteEnded()
+                return
+            }
+            if count > 0, index + 1 == count {
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                eventStreams.noteEnded()
+                return
+            }
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(10)) { [self] in
+                sendEvent(context, index: index + 1, count: count)
+            }
+        }
+    }
+
     private static func split(_ uri: String) -> (path: String, query: String) {
         guard let mark = uri.firstIndex(of: "?") else { return (uri, "") }
         return (String(uri[..<mark]), String(uri[uri.index(after: mark)...]))
+    }
+}
+
+/// Counts the event streams a server started and ended, and lets a test wait for an end.
+public final class EventStreamLog: Sendable {
+    private struct State {
+        var started = 0
+        var ended = 0
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    public var started: Int { state.withLockedValue { $0.started } }
+    public var ended: Int { state.withLockedValue { $0.ended } }
+
+    func noteStarted() {
+        state.withLockedValue { $0.started += 1 }
+    }
+
+    func noteEnded() {
+        let ready = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            state.ended += 1
+            let ended = state.ended
+            let ready = state.waiters.filter { $0.count <= ended }.map(\.continuation)
+            state.waiters.removeAll { $0.count <= ended }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    /// Returns once `count` streams have ended.
+    public func waitUntilEnded(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLockedValue { state -> Bool in
+                if state.ended >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 }
