@@ -233,3 +233,20 @@ struct ProfileLoader {
     #expect(response.url?.path == "/me")
     stubs.verify()  // also reports a request still held
 }
+
+@Test func showsTheAnswerTokenByToken() async throws {
+    let stubs = StubRegistry()
+    stubs.stub(.get, "https://api.example.com/chat").respond(
+        .serverSentEvents([
+            ServerSentEvent(type: "token", data: "Hel"), ServerSentEvent(type: "token", data: "lo"),
+            ServerSentEvent(type: "done", data: ""),
+        ]))
+    let client = HTTPClient(session: MockURLSession(stubs: stubs))
+
+    var shown = ""
+    for try await event in try await client.stream(.get("https://api.example.com/chat")).serverSentEvents()
+    where event.type == "token" {
+        shown += event.data
+    }
+    #expect(shown == "Hello")
+}
