@@ -25,6 +25,15 @@ extension HTTPClient {
         return task
     }
 
+    /// Tells ``onEvent`` how an attempt that began at `started` (uptime nanoseconds) ended.
+    func report(_ urlRequest: URLRequest, _ result: Result<Response, HTTPClientError>, attempt: Int, started: UInt64) {
+        guard let onEvent else { return }
+        onEvent(
+            HTTPClientEvent(
+                urlRequest: urlRequest, result: result, attempt: attempt, redaction: redaction,
+                duration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
+    }
+
     /// One attempt as an `async` call that cancels its data task when the Swift task is cancelled.
     func attempt(_ urlRequest: URLRequest, validation: Validation, number: Int) async -> Result<Response, HTTPClientError> {
         if Task.isCancelled { return .failure(.cancelled) }

@@ -83,10 +83,11 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
             return "Could not encode the \(type) request body as JSON: \(underlying)."
         case .transport(let error):
             let url = error.failingURL.map { " for \(redaction.redacted(url: $0.absoluteString))" } ?? ""
-            // What the session said beyond the code: an underlying error, or a message of its own.
+            // What the session said beyond the code: a message of its own (ours name the file or
+            // the stub), else an underlying error's.
             let detail =
-                (error.userInfo[NSUnderlyingErrorKey] as? any Error)?.localizedDescription
-                ?? error.userInfo[NSLocalizedDescriptionKey] as? String
+                error.userInfo[NSLocalizedDescriptionKey] as? String
+                ?? (error.userInfo[NSUnderlyingErrorKey] as? any Error)?.localizedDescription
             let cause = detail.map { "\n" + $0 } ?? ""
             return "The request\(url) failed before a response arrived: \(error.code.name) (URLError \(error.code.rawValue))." + cause
         case .cancelled:

@@ -46,12 +46,7 @@ extension HTTPClient {
         } catch {
             result = .failure(Task.isCancelled ? .cancelled : HTTPClientError(transportError: error, url: urlRequest.url))
         }
-        if let onEvent {
-            onEvent(
-                HTTPClientEvent(
-                    urlRequest: urlRequest, result: result.map(\.head), attempt: number, redaction: redaction,
-                    duration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
-        }
+        report(urlRequest, result.map(\.head), attempt: number, started: started)
         return result
     }
 }

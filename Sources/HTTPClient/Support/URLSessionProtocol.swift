@@ -53,6 +53,22 @@ public protocol URLSessionProtocol: Sendable {
     /// cancelled. The default implementation loads the whole body first and yields it as one
     /// chunk; `URLSession` and `MockURLSession` deliver chunks as they come.
     func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse)
+
+    /// Downloads `request`'s body to a new temporary file (the caller's to move or delete)
+    /// without holding it in memory, reporting progress as it is written.
+    ///
+    /// The default implementation writes ``chunks(for:)`` to the file; `URLSession` runs a
+    /// download task.
+    func download(for request: URLRequest, progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> (URL, URLResponse)
+
+    /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is
+    /// sent, reporting progress.
+    ///
+    /// The default implementation calls ``upload(for:fromFile:)`` and reports the whole file
+    /// as sent once it is answered; `URLSession` runs an upload task and reports as it sends.
+    func upload(
+        for request: URLRequest, fromFile fileURL: URL, progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (Data, URLResponse)
 }
 
 extension URLSessionProtocol {
@@ -125,6 +141,43 @@ extension URLSessionProtocol {
         return (stream, response)
     }
 
+    /// Writes ``chunks(for:)`` to a new temporary file as they arrive.
+    public func download(
+        for request: URLRequest, progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (URL, URLResponse) {
+        let (chunks, response) = try await chunks(for: request)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-download-\(UUID().uuidString).tmp")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
+            var userInfo = Self.failingURL(request)
+            userInfo[NSLocalizedDescriptionKey] = "The download could not be written to \(file.path)."
+            throw URLError(.cannotCreateFile, userInfo: userInfo)
+        }
+        defer { try? handle.close() }
+        let expected = response.expectedContentLength
+        var written: Int64 = 0
+        do {
+            for try await chunk in chunks {
+                try handle.write(contentsOf: chunk)
+                written += Int64(chunk.count)
+                progress(TransferProgress(bytes: written, expectedBytes: expected))
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+        return (file, response)
+    }
+
+    /// Sends the file with ``upload(for:fromFile:)``; reports it whole once answered.
+    public func upload(
+        for request: URLRequest, fromFile fileURL: URL, progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (Data, URLResponse) {
+        let answer = try await upload(for: request, fromFile: fileURL)
+        let size = Int64((try? fileURL.resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0)
+        progress(TransferProgress(bytes: size, expectedBytes: size))
+        return answer
+    }
+
     private static func failingURL(_ request: URLRequest) -> [String: Any] {
         request.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]
     }
@@ -164,11 +217,28 @@ extension URLSession: URLSessionProtocol {
     }
 
     /// Runs `request` on a companion session with the same configuration and a delegate that
-    /// hands each chunk over as it arrives (a task delegate gets no data callbacks on Linux,
-    /// and a session's delegate cannot be added after it is made). One companion per session,
-    /// made on first use and released with the session.
+    /// hands each chunk over as it arrives (a task delegate gets no callbacks on Linux, and a
+    /// session's delegate cannot be added after it is made). One companion per session, made on
+    /// first use and released with the session.
     public func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse) {
-        try await StreamingSessions.shared.chunks(for: request, on: self)
+        let (session, delegate) = CompanionSessions.shared.companion(of: self)
+        return try await delegate.chunks(for: request, on: session)
+    }
+
+    /// A download task on the companion session: the body goes to disk as it arrives.
+    public func download(
+        for request: URLRequest, progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (URL, URLResponse) {
+        let (session, delegate) = CompanionSessions.shared.companion(of: self)
+        return try await delegate.download(for: request, on: session, progress: progress)
+    }
+
+    /// An upload task on the companion session: the file is read as it is sent.
+    public func upload(
+        for request: URLRequest, fromFile fileURL: URL, progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (Data, URLResponse) {
+        let (session, delegate) = CompanionSessions.shared.companion(of: self)
+        return try await delegate.upload(for: request, fromFile: fileURL, on: session, progress: progress)
     }
 }
 

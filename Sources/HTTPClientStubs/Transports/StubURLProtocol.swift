@@ -92,7 +92,8 @@ class StubURLProtocol: URLProtocol {
     private func deliver(_ delivery: Delivery, on clientThread: ClientThread) {
         let body = delivery.data ?? Data()
         let this = Unchecked(self)
-        if !delivery.parts.isEmpty, task?.taskDescription == StreamingSessions.taskDescription, let urlResponse = delivery.response {
+        if !delivery.parts.isEmpty, task?.taskDescription == CompanionSessions.streamingTaskDescription, let urlResponse = delivery.response
+        {
             after(delivery.latency) {
                 this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
                 this.value.deliver(delivery.parts[...], of: delivery, on: clientThread)

@@ -1,0 +1,201 @@
+import Foundation
+
+/// The companion sessions behind `URLSession`'s `chunks(for:)` and the progress-reporting
+/// `download` and `upload`: for each session that needs one, a session with the same
+/// configuration whose delegate passes chunks, files and progress on as they come. (On Linux a
+/// task delegate gets no callbacks at all, and a session's delegate is fixed when it is made.)
+package final class CompanionSessions: Sendable {
+    static let shared = CompanionSessions()
+
+    /// What marks a streaming task for a URLProtocol (in `URLProtocol.task`): the stub
+    /// transport then hands the body over chunk by chunk, which a completion-handler task on
+    /// Linux would not survive (each `didLoad` there replaces the data before it).
+    package static let streamingTaskDescription = "HTTPClient.chunks(for:)"
+
+    private struct Companion: Sendable {
+        weak var owner: URLSession?
+        let session: URLSession
+        let delegate: CompanionDelegate
+    }
+
+    private let companions = Locked<[ObjectIdentifier: Companion]>([:])
+
+    /// The companion of `owner`: made on first use, let go once `owner` is gone.
+    func companion(of owner: URLSession) -> (URLSession, CompanionDelegate) {
+        let (companion, released) = companions.withLock { companions -> (Companion, [Companion]) in
+            // A session's identifier can be reused once it is gone: an entry counts only while
+            // its owner lives, and the companions of released sessions are let go here.
+            let released = companions.values.filter { $0.owner == nil }
+            companions = companions.filter { $0.value.owner != nil }
+            if let existing = companions[ObjectIdentifier(owner)], existing.owner === owner { return (existing, released) }
+            let delegate = CompanionDelegate()
+            let session = URLSession(configuration: owner.configuration, delegate: delegate, delegateQueue: nil)
+            let companion = Companion(owner: owner, session: session, delegate: delegate)
+            companions[ObjectIdentifier(owner)] = companion
+            return (companion, released)
+        }
+        // Tasks still running on a released companion finish first.
+        for old in released { old.session.finishTasksAndInvalidate() }
+        return (companion.session, companion.delegate)
+    }
+}
+
+/// The delegate of a companion session: routes each task's response, chunks, file and progress
+/// to its caller.
+final class CompanionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
+    /// What one task's caller waits for.
+    private enum Waiter {
+        /// `chunks(for:)`: the response, then the chunks.
+        case chunks(response: CheckedContinuation<URLResponse, any Error>?, chunks: AsyncThrowingStream<Data, any Error>.Continuation)
+        /// A download: the file, moved out of the session's hands when it is complete.
+        case download(CheckedContinuation<(URL, URLResponse), any Error>, progress: @Sendable (TransferProgress) -> Void, file: URL?)
+        /// An upload: the response body, collected.
+        case upload(CheckedContinuation<(Data, URLResponse), any Error>, progress: @Sendable (TransferProgress) -> Void, body: Data)
+    }
+
+    private let waiters = Locked<[Int: Waiter]>([:])
+
+    // MARK: Starting
+
+    func chunks(for request: URLRequest, on session: URLSession) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse) {
+        let (stream, chunks) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let task = session.dataTask(with: request)
+        task.taskDescription = CompanionSessions.streamingTaskDescription
+        // Letting the stream go (or finishing it) ends the task; cancelling a finished task
+        // does nothing.
+        chunks.onTermination = { [weak task] _ in task?.cancel() }
+        let response = try await run(task, request: request) {
+            .chunks(response: $0, chunks: chunks)
+        } abandon: {
+            chunks.finish(throwing: $0)
+        }
+        return (stream, response)
+    }
+
+    func download(
+        for request: URLRequest, on session: URLSession, progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (URL, URLResponse) {
+        try await run(session.downloadTask(with: request), request: request) { .download($0, progress: progress, file: nil) }
+    }
+
+    func upload(
+        for request: URLRequest, fromFile file: URL, on session: URLSession, progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (Data, URLResponse) {
+        try await run(session.uploadTask(with: request, fromFile: file), request: request) {
+            .upload($0, progress: progress, body: Data())
+        }
+    }
+
+    /// Registers the task's waiter, resumes the task, and cancels it with the Swift task.
+    private func run<Value>(
+        _ task: URLSessionTask, request: URLRequest, waiter: (CheckedContinuation<Value, any Error>) -> Waiter,
+        abandon: (any Error) -> Void = { _ in }
+    ) async throws -> Value {
+        let identifier = task.taskIdentifier
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                waiters.withLock { $0[identifier] = waiter(continuation) }
+                // Cancelled before the task could be cancelled: it never runs, so no callback
+                // would resume the caller.
+                if Task.isCancelled, waiters.withLock({ $0.removeValue(forKey: identifier) }) != nil {
+                    var userInfo: [String: Any] = [:]
+                    if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+                    let error = URLError(.cancelled, userInfo: userInfo)
+                    abandon(error)
+                    continuation.resume(throwing: error)
+                    return
+                }
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    // MARK: Data
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let continuation = waiters.withLock { waiters -> CheckedContinuation<URLResponse, any Error>? in
+            guard case .chunks(let continuation?, let chunks) = waiters[dataTask.taskIdentifier] else { return nil }
+            waiters[dataTask.taskIdentifier] = .chunks(response: nil, chunks: chunks)
+            return continuation
+        }
+        continuation?.resume(returning: response)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let chunks = waiters.withLock { waiters -> AsyncThrowingStream<Data, any Error>.Continuation? in
+            switch waiters[dataTask.taskIdentifier] {
+            case .chunks(_, let chunks): return chunks
+            case .upload(let continuation, let progress, var body):
+                body.append(data)
+                waiters[dataTask.taskIdentifier] = .upload(continuation, progress: progress, body: body)
+                return nil
+            case .download, nil: return nil
+            }
+        }
+        chunks?.yield(data)
+    }
+
+    // MARK: Progress and files
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        guard case .upload(_, let progress, _) = waiters.withLock({ $0[task.taskIdentifier] }) else { return }
+        progress(TransferProgress(bytes: totalBytesSent, expectedBytes: totalBytesExpectedToSend))
+    }
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+        totalBytesExpectedToWrite: Int64
+    ) {
+        guard case .download(_, let progress, _) = waiters.withLock({ $0[downloadTask.taskIdentifier] }) else { return }
+        progress(TransferProgress(bytes: totalBytesWritten, expectedBytes: totalBytesExpectedToWrite))
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        // The session deletes `location` when this returns: the file is moved out now.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-download-\(UUID().uuidString).tmp")
+        let moved = (try? FileManager.default.moveItem(at: location, to: file)) != nil
+        waiters.withLock { waiters in
+            guard case .download(let continuation, let progress, _) = waiters[downloadTask.taskIdentifier] else { return }
+            waiters[downloadTask.taskIdentifier] = .download(continuation, progress: progress, file: moved ? file : nil)
+        }
+    }
+
+    // MARK: The end
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let waiter = waiters.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        var userInfo: [String: Any] = [:]
+        if let url = task.originalRequest?.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        let failure = error ?? (task.response == nil ? URLError(.badServerResponse, userInfo: userInfo) : nil)
+        switch waiter {
+        case .chunks(let continuation, let chunks):
+            if let continuation { continuation.resume(throwing: failure ?? URLError(.badServerResponse, userInfo: userInfo)) }
+            chunks.finish(throwing: error)
+        case .download(let continuation, _, let file):
+            if let failure {
+                if let file { try? FileManager.default.removeItem(at: file) }
+                continuation.resume(throwing: failure)
+            } else if let file, let response = task.response {
+                continuation.resume(returning: (file, response))
+            } else {
+                userInfo[NSLocalizedDescriptionKey] = "The downloaded file could not be moved out of the session's temporary directory."
+                continuation.resume(throwing: URLError(.cannotMoveFile, userInfo: userInfo))
+            }
+        case .upload(let continuation, _, let body):
+            if let failure {
+                continuation.resume(throwing: failure)
+            } else if let response = task.response {
+                continuation.resume(returning: (body, response))
+            }
+        }
+    }
+}

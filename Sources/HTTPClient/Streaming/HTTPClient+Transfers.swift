@@ -1,0 +1,104 @@
+import Foundation
+
+extension HTTPClient {
+    /// Downloads the body of `request` to a file, never holding it in memory.
+    ///
+    /// ```swift
+    /// let file = try await client.download(.get("exports/2026.csv"), to: destination) { progress in
+    ///     print(progress.fractionCompleted ?? 0)
+    /// }
+    /// ```
+    ///
+    /// Interceptors, validation, retries and ``onEvent`` apply as to ``send(_:)``. A rejected
+    /// status throws ``HTTPClientError/unacceptableStatus(_:)`` with up to 1 MiB of the body and
+    /// leaves no file behind.
+    ///
+    /// - Parameters:
+    ///   - destination: Where the body goes; an existing file there is replaced. `nil` keeps it
+    ///     in a new temporary file, the caller's to move or delete.
+    ///   - progress: Called as the body is written: bytes so far, and the total when known.
+    public func download(
+        _ request: Request, to destination: URL? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws(HTTPClientError) -> DownloadedFile {
+        try await run(request) { urlRequest, validation, number in
+            await downloadAttempt(urlRequest, validation: validation, number: number, to: destination, progress: progress)
+        }.get()
+    }
+
+    /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is sent
+    /// (the request's own body is not sent).
+    ///
+    /// - Parameter progress: Called as the body is sent: bytes so far, and the file's size.
+    public func upload(
+        _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws(HTTPClientError) -> Response {
+        try await run(request) { urlRequest, validation, number in
+            if Task.isCancelled { return .failure(.cancelled) }
+            let started = DispatchTime.now().uptimeNanoseconds
+            var upload = urlRequest
+            upload.httpBody = nil
+            upload.httpBodyStream = nil
+            let result: Result<Response, HTTPClientError>
+            do {
+                let (data, response) = try await session.upload(for: upload, fromFile: fileURL, progress: progress ?? { _ in })
+                result = Self.result(data: data, response: response, error: nil, requestURL: upload.url, validation: validation)
+            } catch {
+                result = .failure(Task.isCancelled ? .cancelled : HTTPClientError(transportError: error, url: upload.url))
+            }
+            report(upload, result, attempt: number, started: started)
+            return result
+        }.get()
+    }
+
+    private func downloadAttempt(
+        _ urlRequest: URLRequest, validation: Validation, number: Int, to destination: URL?,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async -> Result<DownloadedFile, HTTPClientError> {
+        if Task.isCancelled { return .failure(.cancelled) }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let result: Result<DownloadedFile, HTTPClientError>
+        do {
+            let (file, response) = try await session.download(for: urlRequest, progress: progress ?? { _ in })
+            result = Self.downloaded(file, response: response, requestURL: urlRequest.url, validation: validation, to: destination)
+        } catch {
+            result = .failure(Task.isCancelled ? .cancelled : HTTPClientError(transportError: error, url: urlRequest.url))
+        }
+        report(urlRequest, result.map(\.head), attempt: number, started: started)
+        return result
+    }
+
+    /// Validates a downloaded response and moves its file where it was asked to go.
+    private static func downloaded(
+        _ file: URL, response: URLResponse, requestURL: URL?, validation: Validation, to destination: URL?
+    ) -> Result<DownloadedFile, HTTPClientError> {
+        guard let http = response as? HTTPURLResponse else {
+            try? FileManager.default.removeItem(at: file)
+            return .failure(.nonHTTPResponse(url: response.url ?? requestURL))
+        }
+        var head = Response(http, body: nil)
+        if head.url == nil { head.url = requestURL }
+        guard validation.accepts(head) else {
+            // The error carries what a rejected answer says, within a bound; the file goes.
+            head.body = (try? FileHandle(forReadingFrom: file)).flatMap { try? $0.read(upToCount: rejectedStreamBodyLimit) } ?? Data()
+            try? FileManager.default.removeItem(at: file)
+            return .failure(.unacceptableStatus(head))
+        }
+        guard let destination else { return .success(DownloadedFile(head: head, fileURL: file)) }
+        do {
+            // corelibs has no working replaceItemAt (URLError -3005 came back): remove, then move.
+            if FileManager.default.fileExists(atPath: destination.path) {
+                try FileManager.default.removeItem(at: destination)
+            }
+            try FileManager.default.moveItem(at: file, to: destination)
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            var userInfo: [String: Any] = [
+                NSLocalizedDescriptionKey: "The download could not be moved to \(destination.path): \(error.localizedDescription)",
+                NSUnderlyingErrorKey: error,
+            ]
+            if let requestURL { userInfo[NSURLErrorFailingURLErrorKey] = requestURL }
+            return .failure(.transport(URLError(.cannotMoveFile, userInfo: userInfo)))
+        }
+        return .success(DownloadedFile(head: head, fileURL: destination))
+    }
+}
