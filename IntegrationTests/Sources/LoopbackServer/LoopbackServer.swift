@@ -186,20 +186,26 @@ final class RouteHandler: ChannelInboundHandler {
         var fields = HTTPHeaders([("Content-Type", "application/octet-stream")])
         fields.add(name: "Content-Length", value: String(count))
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: fields))), promise: nil)
-        let chunkSize = 1 << 20
-        var offset = 0
-        while offset < count {
-            let size = min(chunkSize, count - offset)
-            var chunk = context.channel.allocator.buffer(capacity: size)
-            chunk.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { buffer in
-                for index in 0..<size { buffer[index] = patternByte(offset + index) }
-                return size
-            }
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
-            offset += size
-        }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        sendPattern(context, from: 0, count: count)
     }
+
+    /// 1 MiB of the pattern, and the next only once it is written: the server holds one chunk
+    /// at a time, however large the body (a 1 GB body must not sit in NIO's write buffer).
+    private func sendPattern(_ context: ChannelHandlerContext, from offset: Int, count: Int) {
+        guard offset < count else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return
+        }
+        let size = min(1 << 20, count - offset)
+        // The pattern repeats every 251 bytes: a chunk is a slice of one precomputed run.
+        let start = offset % 251
+        let chunk = ByteBuffer(bytes: Self.patternRun[start..<(start + size)])
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk)))).assumeIsolated().whenSuccess { [self] in
+            sendPattern(context, from: offset + size, count: count)
+        }
+    }
+
+    private static let patternRun: [UInt8] = (0..<((1 << 20) + 251)).map(patternByte)
 
     private func sendChunks(_ context: ChannelHandlerContext, count: Int) {
         // No Content-Length on an HTTP/1.1 response: NIO sends Transfer-Encoding: chunked.
