@@ -3,80 +3,82 @@ import HTTPClient
 import LoopbackServer
 import Testing
 
-/// 1 GB each way over loopback through `HTTPClient` and a real `URLSession`: the body goes
-/// between the network and the disk, never whole into memory. The memory bound here is loose
-/// (what a test can check in a shared process); BENCHMARKS.md holds the tight targets.
-@Suite("A gigabyte each way, to and from files", .serialized, .timeLimit(.minutes(5)))
-struct LargeTransferTests {
-    static let size = 1 << 30
-    /// Far below the body: a download held in memory would pass it several times over.
-    static let memoryBound = 128 << 20
+extension ServerSuites {
+    /// 1 GB each way over loopback through `HTTPClient` and a real `URLSession`: the body goes
+    /// between the network and the disk, never whole into memory. The memory bound here is loose
+    /// (what a test can check in a shared process); BENCHMARKS.md holds the tight targets.
+    @Suite("A gigabyte each way, to and from files", .serialized, .timeLimit(.minutes(5)))
+    struct LargeTransferTests {
+        static let size = 1 << 30
+        /// Far below the body: a download held in memory would pass it several times over.
+        static let memoryBound = 128 << 20
 
-    @Test func aGigabyteDownloadsToAFileInBoundedMemory() async throws {
-        try await withServer { _, client in
-            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("large-download-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: destination) }
-            let watch = TransferWatch()
+        @Test func aGigabyteDownloadsToAFileInBoundedMemory() async throws {
+            try await withServer { _, client in
+                let destination = FileManager.default.temporaryDirectory.appendingPathComponent("large-download-\(UUID().uuidString)")
+                defer { try? FileManager.default.removeItem(at: destination) }
+                let watch = TransferWatch()
 
-            let file = try await client.download(.get("bytes/\(Self.size)"), to: destination) { watch.note($0) }
+                let file = try await client.download(.get("bytes/\(Self.size)"), to: destination) { watch.note($0) }
 
-            #expect(file.head.statusCode == 200)
-            #expect(try destination.resourceValues(forKeys: [.fileSizeKey]).fileSize == Self.size)
-            #expect(try Self.samplesMatchThePattern(destination))
-            #expect(watch.last == TransferProgress(bytes: Int64(Self.size), expectedBytes: Int64(Self.size)))
-            #expect(watch.rise < Self.memoryBound, "resident memory rose by \(watch.rise >> 20) MiB")
-        }
-    }
-
-    @Test func aGigabyteUploadsFromAFileInBoundedMemory() async throws {
-        let source = FileManager.default.temporaryDirectory.appendingPathComponent("large-upload-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: source) }
-        let megabyte = patternData(count: 1 << 20)
-        #expect(FileManager.default.createFile(atPath: source.path, contents: nil))
-        let handle = try FileHandle(forWritingTo: source)
-        for _ in 0..<(Self.size >> 20) { try handle.write(contentsOf: megabyte) }
-        try handle.close()
-
-        try await withServer { _, client in
-            let watch = TransferWatch()
-
-            let response = try await client.upload(.post("upload"), fromFile: source) { watch.note($0) }
-
-            let received = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
-            #expect(received?["count"] as? Int == Self.size)
-            #expect(watch.last?.bytes == Int64(Self.size))
-            #expect(watch.rise < Self.memoryBound, "resident memory rose by \(watch.rise >> 20) MiB")
-        }
-    }
-
-    @Test func aDownloadCancelledMidwayThrowsCancelledAndLeavesNoFile() async throws {
-        try await withServer { _, client in
-            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("cancelled-download-\(UUID().uuidString)")
-            let (started, signal) = AsyncStream<Void>.makeStream()
-            let download = Task {
-                try await client.download(.get("bytes/\(Self.size)"), to: destination) { _ in signal.yield() }
+                #expect(file.head.statusCode == 200)
+                #expect(try destination.resourceValues(forKeys: [.fileSizeKey]).fileSize == Self.size)
+                #expect(try Self.samplesMatchThePattern(destination))
+                #expect(watch.last == TransferProgress(bytes: Int64(Self.size), expectedBytes: Int64(Self.size)))
+                #expect(watch.rise < Self.memoryBound, "resident memory rose by \(watch.rise >> 20) MiB")
             }
-            var reports = started.makeAsyncIterator()
-            _ = await reports.next()
-            download.cancel()
-
-            let error = await #expect(throws: HTTPClientError.self) { try await download.value }
-
-            #expect(error?.isCancelled == true)
-            #expect(!FileManager.default.fileExists(atPath: destination.path))
         }
-    }
 
-    /// The first and last MiB and a few places between hold the server's pattern.
-    static func samplesMatchThePattern(_ file: URL) throws -> Bool {
-        let handle = try FileHandle(forReadingFrom: file)
-        defer { try? handle.close() }
-        for offset in [0, size / 3, size / 2 + 12_345, size - (1 << 20)] {
-            try handle.seek(toOffset: UInt64(offset))
-            let bytes = try handle.read(upToCount: 1 << 20) ?? Data()
-            guard bytes.count == 1 << 20, bytes.enumerated().allSatisfy({ $1 == patternByte(offset + $0) }) else { return false }
+        @Test func aGigabyteUploadsFromAFileInBoundedMemory() async throws {
+            let source = FileManager.default.temporaryDirectory.appendingPathComponent("large-upload-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: source) }
+            let megabyte = patternData(count: 1 << 20)
+            #expect(FileManager.default.createFile(atPath: source.path, contents: nil))
+            let handle = try FileHandle(forWritingTo: source)
+            for _ in 0..<(Self.size >> 20) { try handle.write(contentsOf: megabyte) }
+            try handle.close()
+
+            try await withServer { _, client in
+                let watch = TransferWatch()
+
+                let response = try await client.upload(.post("upload"), fromFile: source) { watch.note($0) }
+
+                let received = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+                #expect(received?["count"] as? Int == Self.size)
+                #expect(watch.last?.bytes == Int64(Self.size))
+                #expect(watch.rise < Self.memoryBound, "resident memory rose by \(watch.rise >> 20) MiB")
+            }
         }
-        return true
+
+        @Test func aDownloadCancelledMidwayThrowsCancelledAndLeavesNoFile() async throws {
+            try await withServer { _, client in
+                let destination = FileManager.default.temporaryDirectory.appendingPathComponent("cancelled-download-\(UUID().uuidString)")
+                let (started, signal) = AsyncStream<Void>.makeStream()
+                let download = Task {
+                    try await client.download(.get("bytes/\(Self.size)"), to: destination) { _ in signal.yield() }
+                }
+                var reports = started.makeAsyncIterator()
+                _ = await reports.next()
+                download.cancel()
+
+                let error = await #expect(throws: HTTPClientError.self) { try await download.value }
+
+                #expect(error?.isCancelled == true)
+                #expect(!FileManager.default.fileExists(atPath: destination.path))
+            }
+        }
+
+        /// The first and last MiB and a few places between hold the server's pattern.
+        static func samplesMatchThePattern(_ file: URL) throws -> Bool {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            for offset in [0, size / 3, size / 2 + 12_345, size - (1 << 20)] {
+                try handle.seek(toOffset: UInt64(offset))
+                let bytes = try handle.read(upToCount: 1 << 20) ?? Data()
+                guard bytes.count == 1 << 20, bytes.enumerated().allSatisfy({ $1 == patternByte(offset + $0) }) else { return false }
+            }
+            return true
+        }
     }
 }
 

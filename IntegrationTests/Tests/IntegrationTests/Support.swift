@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import LoopbackServer
+import Testing
 
 /// One session for the whole suite: on Linux a session per request is slower and has crashed
 /// on teardown (see the research notes).
@@ -47,3 +48,7 @@ func checksum(of data: Data) -> UInt64 {
     data.withUnsafeBytes { byteChecksum($0, into: &sum) }
     return sum
 }
+
+/// Every suite of this package runs inside this one, one suite at a time: the large transfers
+/// measure the process's resident memory, which suites running beside them would inflate.
+@Suite(.serialized) enum ServerSuites {}
