@@ -17,6 +17,9 @@ struct Command {
           -d, --data DATA             send DATA as the body (@FILE reads a file); default method POST
               --json JSON             send JSON with Content-Type and Accept application/json
           -i, --include               print the response headers
+          -o, --output FILE           write the body to FILE (a progress bar on stderr when it is a terminal)
+          -T, --upload-file FILE      send FILE as the body, read as it is sent; default method PUT
+              --stream                print the body as it arrives (server-sent events, logs)
               --fixtures DIR          answer from a VOKMockData fixture folder (offline)
               --cassette FILE         answer from a cassette
               --record-mode MODE      with --cassette: none (replay only, the default), once,
@@ -84,6 +87,14 @@ struct Command {
                 options.isJSON = true
             case "-i", "--include":
                 options.includeHeaders = true
+            case "-o", "--output":
+                try once(options.outputFile, argument)
+                options.outputFile = try value(for: argument)
+            case "-T", "--upload-file":
+                try once(options.uploadFile, argument)
+                options.uploadFile = try value(for: argument)
+            case "--stream":
+                options.streams = true
             case "--fixtures":
                 try once(options.fixtures, argument)
                 options.fixtures = try value(for: argument)
@@ -113,6 +124,9 @@ struct Command {
         var fixtures: String?
         var cassette: String?
         var recordMode: RecordMode?
+        var outputFile: String?
+        var uploadFile: String?
+        var streams = false
     }
 
     private init(_ options: Options, positional: [String]) throws(UsageError) {
@@ -120,6 +134,11 @@ struct Command {
             throw UsageError(description: "use --fixtures or --cassette, not both")
         }
         guard options.recordMode == nil || options.cassette != nil else { throw UsageError(description: "--record-mode needs --cassette") }
+        guard options.uploadFile == nil || options.body == nil else { throw UsageError(description: "give one body: -T, -d or --json") }
+        guard options.outputFile == nil || !options.streams else { throw UsageError(description: "use -o or --stream, not both") }
+        if let upload = options.uploadFile, !FileManager.default.isReadableFile(atPath: upload) {
+            throw UsageError(description: "\(upload): cannot be read (no such readable file)")
+        }
         let urlText: String
         switch positional.count {
         case 1: urlText = positional[0]
@@ -151,9 +170,10 @@ struct Command {
         }
     }
 
-    /// The request to send: GET by default, POST when there is a body.
+    /// The request to send: GET by default, POST when there is a body, PUT for `-T`.
     var request: HTTPClient.Request {
-        var request = HTTPClient.Request(method: method ?? (options.body == nil ? .get : .post), url: url, headers: options.headers)
+        let defaultMethod: HTTPMethod = options.uploadFile != nil ? .put : options.body == nil ? .get : .post
+        var request = HTTPClient.Request(method: method ?? defaultMethod, url: url, headers: options.headers)
         if let body = options.body {
             request.body = .data(body, contentType: options.isJSON ? "application/json" : "application/x-www-form-urlencoded")
         }

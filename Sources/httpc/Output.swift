@@ -5,11 +5,12 @@ import HTTPClientStubs
 /// How httpc prints responses and failures.
 enum Output {
     /// The status line, the headers when asked, a blank line, and the body (JSON pretty printed).
-    static func render(_ response: HTTPClient.Response, includeHeaders: Bool) -> String {
+    /// Without `body`, what comes before it (the body goes to a file or streams after).
+    static func render(_ response: HTTPClient.Response, includeHeaders: Bool, body includesBody: Bool = true) -> String {
         var lines = ["HTTP/1.1 \(response.statusCode) \(reason(response.statusCode))"]
         if includeHeaders { lines += response.headers.map { "\($0.name): \($0.value)" } }
         lines.append("")
-        lines.append(body(response))
+        if includesBody { lines.append(body(response)) }
         return lines.joined(separator: "\n")
     }
 

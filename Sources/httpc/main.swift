@@ -31,12 +31,31 @@ do {
 let client = HTTPClient(session: session, validation: .acceptAll)
 let response: HTTPClient.Response
 do {
-    response = try await client.send(command.request)
+    if let output = command.options.outputFile {
+        let progress = Progress(showing: isatty(STDERR_FILENO) == 1)
+        response = try await client.download(command.request, to: URL(fileURLWithPath: output)) { progress.show($0) }.head
+        progress.finish()
+        print(Output.render(response, includeHeaders: command.options.includeHeaders, body: false))
+    } else if let upload = command.options.uploadFile {
+        response = try await client.upload(command.request, fromFile: URL(fileURLWithPath: upload))
+        print(Output.render(response, includeHeaders: command.options.includeHeaders))
+    } else if command.options.streams {
+        let stream = try await client.stream(command.request)
+        response = stream.head
+        print(Output.render(response, includeHeaders: command.options.includeHeaders, body: false))
+        // The head first: print buffers, the chunks go straight to the descriptor.
+        fflush(nil)
+        for try await chunk in stream.chunks {
+            FileHandle.standardOutput.write(chunk)
+        }
+    } else {
+        response = try await client.send(command.request)
+        print(Output.render(response, includeHeaders: command.options.includeHeaders))
+    }
 } catch {
     fail(Output.explain(error), status: 3)
 }
 
-print(Output.render(response, includeHeaders: command.options.includeHeaders))
 if !response.isSuccessful {
     fail("HTTP \(response.statusCode) from \(Redaction.standard.redacted(url: (response.url ?? command.url).absoluteString))", status: 1)
 }

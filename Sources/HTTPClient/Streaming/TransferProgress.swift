@@ -21,4 +21,28 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
         guard let expectedBytes else { return "\(bytes) bytes" }
         return "\(bytes) of \(expectedBytes) bytes"
     }
+
+    /// One line for a progress display: `12.5 MiB of 100.0 MiB (12%) at 6.2 MiB/s` (no share
+    /// when the size is unknown, no rate before any time has passed).
+    public func summary(after seconds: Double) -> String {
+        var text = Self.size(Double(bytes))
+        if let expectedBytes, let fraction = fractionCompleted {
+            text += " of \(Self.size(Double(expectedBytes))) (\(Int(fraction * 100))%)"
+        }
+        guard seconds > 0, seconds.isFinite else { return text }
+        return text + " at \(Self.size(Double(bytes) / seconds))/s"
+    }
+
+    private static func size(_ bytes: Double) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = bytes
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        guard unit > 0 else { return "\(Int(value)) B" }
+        let tenths = Int((value * 10).rounded(.down))
+        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
 }

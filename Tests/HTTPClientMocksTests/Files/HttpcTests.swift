@@ -130,11 +130,43 @@ struct HttpcTests {
             ),
             (["https://h/", "-d", "@/nonexistent/body.json"], "/nonexistent/body.json: cannot be read (No such file or directory)"),
             (["--", "-h"], "\"-h\" is not an http or https URL"),
+            (["https://h/", "-T", "/nonexistent/upload.bin"], "/nonexistent/upload.bin: cannot be read (no such readable file)"),
+            (["https://h/", "-T", "Package.swift", "-d", "x"], "give one body: -T, -d or --json"),
+            (["https://h/", "-o", "out", "--stream"], "use -o or --stream, not both"),
+            (["https://h/", "-o", "a", "-o", "b"], "-o is given twice; give it once"),
         ])
     func usageErrors(arguments: [String], message: String) throws {
         let process = try run(arguments)
         #expect(process.status == 2)
         #expect(process.errors.hasPrefix("httpc: \(message)\nusage: httpc"))
+    }
+
+    @Test func outputWritesTheBodyToTheFileAndDrawsNoProgressWhenStderrIsNotATerminal() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpc-output-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try httpc("GET", "https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", file.path)
+        #expect(run.status == 0)
+        #expect(run.output == "HTTP/1.1 200 OK\n\n")
+        #expect(run.errors.isEmpty)
+        let body = try String(contentsOf: file, encoding: .utf8)
+        #expect(body.contains("\"name\": \"Ada Lovelace\""))
+    }
+
+    @Test func uploadFileSendsTheFileAsTheBody() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpc-upload-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"name": "Grace"}"#.utf8).write(to: file)
+        let run = try httpc(
+            "POST", "https://api.example.com/users", "-T", file.path, "-H", "Content-Type: application/json", "--fixtures", Self.fixtures)
+        #expect(run.status == 0)
+        #expect(run.output.hasPrefix("HTTP/1.1 201 Created"))
+        #expect(run.output.contains("\"name\" : \"Grace\""))
+    }
+
+    @Test func streamPrintsTheHeadThenTheBodyAsItComes() throws {
+        let run = try httpc("GET", "https://api.example.com/users/1", "--fixtures", Self.fixtures, "--stream")
+        #expect(run.status == 0)
+        #expect(run.output.hasPrefix("HTTP/1.1 200 OK\n\n{\"id\": 1, \"name\": \"Ada Lovelace\""))
     }
 
     @Test func helpIsAnOptionOnlyWhenItIsAnArgumentOfItsOwn() throws {

@@ -118,4 +118,11 @@ struct TransferTests {
         #expect(TransferProgress(bytes: 5, expectedBytes: 10).fractionCompleted == 0.5)
         #expect(TransferProgress(bytes: 50, expectedBytes: 10).fractionCompleted == 1)
     }
+
+    @Test func aSummaryShowsSizeShareAndRate() {
+        #expect(
+            TransferProgress(bytes: 13_107_200, expectedBytes: 104_857_600).summary(after: 2) == "12.5 MiB of 100.0 MiB (12%) at 6.2 MiB/s")
+        #expect(TransferProgress(bytes: 512, expectedBytes: nil).summary(after: 1) == "512 B at 512 B/s")
+        #expect(TransferProgress(bytes: 3 << 30, expectedBytes: nil).summary(after: 0) == "3.0 GiB")
+    }
 }
