@@ -100,6 +100,20 @@ public enum Scenarios {
     // MARK: 8. Files
 
     /// A `.http` file with a body of `bodySize` bytes.
+    /// Writes `size` bytes of the loopback server's pattern to `file`, 1 MiB at a time.
+    public static func writePatternFile(_ file: URL, size: Int) throws {
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        let megabyte = Data((0..<(1 << 20)).map(patternByte))
+        var written = 0
+        while written < size {
+            let count = min(megabyte.count, size - written)
+            try handle.write(contentsOf: megabyte.prefix(count))
+            written += count
+        }
+    }
+
     public static func httpFile(bodySize: Int) -> Data {
         var data = Data("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nX-Trace: bench\r\n\r\n".utf8)
         data.append(Data(repeating: 0x61, count: bodySize))

@@ -75,6 +75,41 @@ if let index = arguments.firstIndex(of: "--peak-memory-child"), index + 2 < argu
     exit(0)
 }
 
+// The transfer child: `--transfer-child download|upload SIZE` moves SIZE bytes between a file
+// and the loopback server through `HTTPClient` and prints its peak memory above the baseline.
+if let index = arguments.firstIndex(of: "--transfer-child"), index + 2 < arguments.count, let size = Int(arguments[index + 2]) {
+    let server = try await LoopbackServer.start()
+    let client = HTTPClient(session: URLSession(configuration: .ephemeral), baseURL: server.baseURL)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("httpclient-transfer-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("body")
+    let upload = arguments[index + 1] == "upload"
+    if upload { try Scenarios.writePatternFile(file, size: size) }
+    // Everything the path needs is loaded first (the companion session included).
+    if upload {
+        let small = folder.appendingPathComponent("warm-up")
+        try Scenarios.writePatternFile(small, size: 1024)
+        _ = try await client.upload(.post("upload"), fromFile: small) { _ in }
+    } else {
+        _ = try await client.download(.get("bytes/1024"), to: file)
+    }
+    let baseline = Measure.residentBytes()
+    if upload {
+        let response = try await client.upload(.post("upload"), fromFile: file) { _ in }
+        guard response.text?.contains("\"count\":\(size)") == true else { fatalError("the server saw \(response.text ?? "")") }
+    } else {
+        let downloaded =
+            arguments[index + 1] == "download-progress"
+            ? try await client.download(.get("bytes/\(size)"), to: file) { _ in }
+            : try await client.download(.get("bytes/\(size)"), to: file)
+        guard (try? downloaded.fileURL.resourceValues(forKeys: [.fileSizeKey]).fileSize) == size else { fatalError("short file") }
+    }
+    print("\(Measure.peakResidentBytes() - baseline)")
+    try await server.stop()
+    exit(0)
+}
+
 // The recording child: records one response of the given size through a cassette and prints
 // its peak memory above the baseline.
 if let index = arguments.firstIndex(of: "--record-child"), index + 2 < arguments.count, let size = Int(arguments[index + 1]) {
@@ -166,6 +201,86 @@ var largeInputFailures: [String] = []
             String(format: "%@, %.0f MB", formatTime(recordSeconds), recordPeak / 1_048_576),
             String(format: "%.2fx the body", recordPeak / Double(recordSize)), "<= 2x the body")
     }
+}
+
+// 10: bodies to and from files, and streams (alone: `ratios --transfers`).
+@MainActor func measureTransfers() async throws {
+    let size = smoke ? 10 << 20 : 100 << 20
+    func childPeak(_ kind: String, size: Int) throws -> Double {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: arguments[0])
+        child.arguments = ["--transfer-child", kind, String(size)]
+        let pipe = Pipe()
+        child.standardOutput = pipe
+        try child.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        child.waitUntilExit()
+        return Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
+    }
+    // Peak memory must not grow with the body: two sizes side by side show it.
+    let smallSize = size / 10
+    for kind in ["download", "upload"] {
+        let small = try childPeak(kind, size: smallSize)
+        let large = try childPeak(kind, size: size)
+        row(
+            "(10) \(kind) \(kind == "download" ? "to" : "from") a file over loopback: peak memory above baseline, \(smallSize >> 20) MB / \(size >> 20) MB body",
+            String(format: "%.1f MB / %.1f MB", small / 1_048_576, large / 1_048_576), "", "<= 16 MB, whatever the size")
+    }
+
+    let server = try await LoopbackServer.start()
+    let session = URLSession(configuration: .ephemeral)
+    let client = HTTPClient(session: session, baseURL: server.baseURL)
+    let url = server.baseURL.appendingPathComponent("bytes/\(size)")
+    // Throughput: raw `URLSession.download(for:)` and `HTTPClient.download`, in short rounds whose
+    // order alternates; the median of the per-round ratios.
+    // Three ways in each round, in an order that rotates: raw, the client, the client with progress.
+    var ratios: [[Double]] = [[], []]
+    var rawSeconds: [Double] = []
+    for round in 0..<(smoke ? 3 : 9) {
+        var seconds = [Double](repeating: 0, count: 3)
+        for offset in 0..<3 {
+            let way = (round + offset) % 3
+            let start = DispatchTime.now().uptimeNanoseconds
+            let file: URL
+            switch way {
+            case 0: (file, _) = try await session.download(for: URLRequest(url: url), delegate: nil)
+            case 1: file = try await client.download(.get(url)).fileURL
+            default: file = try await client.download(.get(url), progress: { _ in }).fileURL
+            }
+            seconds[way] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            try? FileManager.default.removeItem(at: file)
+        }
+        ratios[0].append(seconds[0] / seconds[1])
+        ratios[1].append(seconds[0] / seconds[2])
+        rawSeconds.append(seconds[0])
+    }
+    let medians = ratios.map { $0.sorted()[$0.count / 2] }
+    let rawRate = Double(size) / rawSeconds.sorted()[rawSeconds.count / 2] / 1_048_576
+    row(
+        "(10) download throughput, \(size >> 20) MB over loopback: `HTTPClient.download` / raw `URLSession.download(for:)`",
+        String(format: "raw %.0f MB/s", rawRate), String(format: "%.2fx raw (median of per-round ratios)", medians[0]), ">= 0.9x raw")
+    row(
+        "(10) the same with a progress handler (the companion session's delegate)", "",
+        String(format: "%.2fx raw", medians[1]), "")
+
+    // Hand-off: each event's data is the uptime when the server wrote it.
+    var delays: [Double] = []
+    for try await event in try await client.stream(.get("stamped-events/\(smoke ? 20 : 200)")).serverSentEvents() {
+        guard let sent = UInt64(event.data) else { continue }
+        delays.append(Double(DispatchTime.now().uptimeNanoseconds - sent) / 1e9)
+    }
+    delays.sort()
+    row(
+        "(10) event stream: server write to caller's loop, median / 99th percentile of \(delays.count) events",
+        "\(formatTime(delays[delays.count / 2])) / \(formatTime(delays[min(delays.count - 1, delays.count * 99 / 100)]))", "",
+        "<= 1 ms")
+    try await server.stop()
+}
+
+if arguments.contains("--transfers") {
+    try await measureTransfers()
+    for (scenario, measured, ratio, target) in rows { print("| \(scenario) | \(measured) | \(ratio) | \(target) |") }
+    exit(0)
 }
 
 if arguments.contains("--large-inputs") {
@@ -300,6 +415,7 @@ let load = try await Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) 
 row("(8) loading a 10,000-interaction cassette (parse + register)", formatTime(load), "", "< 1 s")
 
 try measureLargeInputs()
+try await measureTransfers()
 
 // MARK: The table
 

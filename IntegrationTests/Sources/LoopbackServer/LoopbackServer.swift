@@ -15,6 +15,7 @@ import NIOPosix
 /// | `/bytes/{n}` | `n` bytes, byte `i` being `i % 251` |
 /// | `/chunked/{n}` | `n` lines sent as separate chunks (no `Content-Length`) |
 /// | `/events/{n}` | `text/event-stream`: `n` events 10 ms apart (`id: i`, `data: event i`); `0` sends until the client goes (``eventStreams`` counts them) |
+/// | `/stamped-events/{n}` | the same, each event's data the uptime in nanoseconds when it was written (for hand-off latency) |
 /// | `/slow/{seconds}` | 200 after that delay |
 /// | `/hang` | never answers |
 /// | `/redirect/{code}` | that status with `Location: /echo` |
@@ -126,11 +127,11 @@ final class RouteHandler: ChannelInboundHandler {
             sendPattern(context, count: Int(count) ?? 0)
         case (_, "chunked", let count?):
             sendChunks(context, count: Int(count) ?? 0)
-        case (_, "events", let count?):
+        case (_, "events", let count?), (_, "stamped-events", let count?):
             let fields = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: fields))), promise: nil)
             eventStreams.noteStarted()
-            sendEvent(context, index: 0, count: max(0, Int(count) ?? 0))
+            sendEvent(context, index: 0, count: max(0, Int(count) ?? 0), stamped: parts.first == "stamped-events")
         case (_, "slow", let seconds?):
             let delay = TimeAmount.milliseconds(Int64((Double(seconds) ?? 1) * 1000))
             context.eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
@@ -219,8 +220,9 @@ final class RouteHandler: ChannelInboundHandler {
 
     /// Event `index`, then the next 10 ms later, until `count` (or, for 0, until a write fails
     /// because the client has gone).
-    private func sendEvent(_ context: ChannelHandlerContext, index: Int, count: Int) {
-        let event = ByteBuffer(string: "id: \(index)\ndata: event \(index)\n\n")
+    private func sendEvent(_ context: ChannelHandlerContext, index: Int, count: Int, stamped: Bool) {
+        let data = stamped ? String(DispatchTime.now().uptimeNanoseconds) : "event \(index)"
+        let event = ByteBuffer(string: "id: \(index)\ndata: \(data)\n\n")
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(event)))).assumeIsolated().whenComplete { [self] result in
             guard case .success = result else {
                 eventStreams.noteEnded()
@@ -232,7 +234,7 @@ final class RouteHandler: ChannelInboundHandler {
                 return
             }
             context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(10)) { [self] in
-                sendEvent(context, index: index + 1, count: count)
+                sendEvent(context, index: index + 1, count: count, stamped: stamped)
             }
         }
     }
