@@ -195,11 +195,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
                     }
                     continuation.resume(returning: response)
                     let parts = delivery.parts.isEmpty ? [StreamPart.data(delivery.data ?? Data())] : delivery.parts
-                    if simulatesLatency, parts.contains(where: { if case .pause = $0 { true } else { false } }) {
-                        Task { await Self.feed(parts, to: chunks, waitingOutPauses: true) }
-                    } else {
-                        Self.feed(parts, to: chunks)
-                    }
+                    ChunkFeed.feed(parts, to: chunks, waitingOutPauses: simulatesLatency)
                 }
                 chunks.onTermination = { _ in task.cancel() }
                 cancellation.register(task)
@@ -209,41 +205,5 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
             cancellation.cancel()
         }
         return (stream, response)
-    }
-
-    private static func feed(_ parts: [StreamPart], to chunks: AsyncThrowingStream<Data, any Error>.Continuation) {
-        for part in parts {
-            switch part {
-            case .data(let data) where !data.isEmpty: chunks.yield(data)
-            case .data, .pause: continue
-            case .failure(let error):
-                chunks.finish(throwing: error)
-                return
-            }
-        }
-        chunks.finish()
-    }
-
-    private static func feed(
-        _ parts: [StreamPart], to chunks: AsyncThrowingStream<Data, any Error>.Continuation, waitingOutPauses: Bool
-    ) async {
-        for (index, part) in parts.enumerated() {
-            guard case .pause(let seconds) = part else {
-                guard case .data(let data) = part else {
-                    feed(Array(parts[index...]), to: chunks)
-                    return
-                }
-                // The consumer has stopped: nothing more to deliver.
-                if case .terminated = chunks.yield(data) { return }
-                continue
-            }
-            do {
-                // Clamped: a pause of 1e20 s (or NaN) must not overflow the conversion.
-                try await Task.sleep(nanoseconds: UInt64((seconds.isNaN ? 0 : min(max(0, seconds), 1e9)) * 1e9))
-            } catch {
-                return
-            }
-        }
-        chunks.finish()
     }
 }

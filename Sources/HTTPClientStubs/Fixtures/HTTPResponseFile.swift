@@ -57,9 +57,39 @@ public struct HTTPResponseFile: Sendable, Hashable {
         try self.init(parsing: data, file: url.path)
     }
 
-    /// The response a stub serves.
+    /// The response a stub serves. A `text/event-stream` body is served one event per chunk
+    /// (cut after each blank line), so stream parsers meet it as a server sends it.
     public var mockResponse: MockResponse {
-        .status(statusCode, headers: headers, body: body)
+        guard headers["Content-Type"]?.lowercased().hasPrefix("text/event-stream") == true else {
+            return .status(statusCode, headers: headers, body: body)
+        }
+        return .streamed(status: statusCode, headers: headers, Self.events(of: body).map(StreamPart.data))
+    }
+
+    /// `body` cut after each blank line (a line end right after another: LF, CR or CR LF);
+    /// what follows the last one is a chunk of its own.
+    static func events(of body: Data) -> [Data] {
+        var events: [Data] = []
+        var start = body.startIndex
+        var index = body.startIndex
+        var lineJustEnded = false
+        while index < body.endIndex {
+            let byte = body[index]
+            guard byte == lineFeed || byte == carriageReturn else {
+                index += 1
+                lineJustEnded = false
+                continue
+            }
+            let next = body.index(after: index)
+            index = byte == carriageReturn && next < body.endIndex && body[next] == lineFeed ? next + 1 : next
+            if lineJustEnded {
+                events.append(body[start..<index])
+                start = index
+            }
+            lineJustEnded.toggle()
+        }
+        if start < body.endIndex { events.append(body[start...]) }
+        return events
     }
 
     // MARK: Parsing

@@ -28,6 +28,14 @@ public struct Cassette: Sendable, Equatable {
             guard let components = URLComponents(string: request.url), let scheme = components.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", components.host?.isEmpty == false
             else { return "URL \"\(request.url)\" is not an absolute http or https URL" }
+            var previous: TimeInterval = 0
+            for (index, chunk) in (response.chunks ?? []).enumerated() {
+                guard chunk.bytes >= 0 else { return "chunk \(index + 1) has \(chunk.bytes) bytes" }
+                guard chunk.at.isFinite, chunk.at >= previous else {
+                    return "chunk \(index + 1) arrives at \(chunk.at) s, not a time at or after the chunk before (\(previous) s)"
+                }
+                previous = chunk.at
+            }
             return nil
         }
 
@@ -58,11 +66,31 @@ public struct Cassette: Sendable, Equatable {
         public var status: Int
         public var headers: [Header]
         public var body: Body?
+        /// How the body arrived when it was recorded through `chunks(for:)` (a stream such as
+        /// server-sent events): one entry per chunk, in order; `nil` for a body read whole.
+        public var chunks: [Chunk]?
 
-        public init(status: Int, headers: [Header] = [], body: Body? = nil) {
+        public init(status: Int, headers: [Header] = [], body: Body? = nil, chunks: [Chunk]? = nil) {
             self.status = status
             self.headers = headers
             self.body = body
+            self.chunks = chunks
+        }
+    }
+
+    /// One chunk of a streamed body: when it arrived and how long it was. The body itself is
+    /// kept whole (so it is redacted whole: a secret split between chunks is still found);
+    /// replay cuts it at these lengths, the last chunk taking what redaction added or the
+    /// earlier ones what it removed.
+    public struct Chunk: Sendable, Equatable, Codable {
+        /// Seconds after the response headers.
+        public var at: TimeInterval
+        /// Bytes in the chunk as recorded.
+        public var bytes: Int
+
+        public init(at: TimeInterval, bytes: Int) {
+            self.at = at
+            self.bytes = bytes
         }
     }
 

@@ -25,6 +25,8 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     private let records: Bool
     /// Whether known exchanges are replayed: false when re-recording everything.
     private let replays: Bool
+    /// Whether a streamed response is replayed with the pauses it was recorded with.
+    public let replaysTiming: Bool
 
     /// Opens the cassette at `file` in the mode `HTTPCLIENT_RECORD_MODE` names (`.none` when it
     /// is not set), so a developer can re-record without editing the test.
@@ -36,12 +38,13 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         upstream: any URLSessionProtocol = URLSession.shared,
         matching: CassetteMatching = .methodAndURL,
         redaction: Redaction = .standard,
+        replaysTiming: Bool = false,
         reporting: FailureReporting = .automatic,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) throws {
         try self.init(
             file: file, mode: RecordMode.fromEnvironment(), upstream: upstream, matching: matching, redaction: redaction,
-            reporting: reporting, fileID: fileID, filePath: filePath, line: line, column: column)
+            replaysTiming: replaysTiming, reporting: reporting, fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Opens (or prepares to record) the cassette at `file`.
@@ -51,6 +54,8 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     ///   - upstream: The real session requests go to when recording.
     ///   - matching: What a recorded exchange must match besides method and URL.
     ///   - redaction: What is hidden before anything is written; on by default.
+    ///   - replaysTiming: Streamed responses (recorded through `chunks(for:)`) are replayed with
+    ///     the pauses between their chunks; by default the chunks come at once.
     ///   - reporting: Where unmatched requests are reported.
     /// - Throws: ``CassetteError`` for a missing (in mode `none`), corrupt or unknown-version
     ///   cassette, naming the file.
@@ -60,6 +65,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         upstream: any URLSessionProtocol = URLSession.shared,
         matching: CassetteMatching = .methodAndURL,
         redaction: Redaction = .standard,
+        replaysTiming: Bool = false,
         reporting: FailureReporting = .automatic,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) throws {
@@ -69,6 +75,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         self.upstream = upstream
         self.matching = matching
         self.redaction = redaction
+        self.replaysTiming = replaysTiming
         stubs = StubRegistry(
             "cassette \(file.lastPathComponent)", reporting: reporting,
             fileID: fileID, filePath: filePath, line: line, column: column)
@@ -90,7 +97,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         }
         let cassette = replays && exists ? try Cassette(contentsOf: file) : Cassette()
         recorded = Locked(cassette)
-        stubs.replay(cassette, matching: matching, redaction: redaction)
+        stubs.replay(cassette, matching: matching, redaction: redaction, replaysTiming: replaysTiming)
     }
 
     /// The interactions recorded or loaded so far.
@@ -140,6 +147,60 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         }
     }
 
+    /// Replays a recorded stream chunk by chunk (with its pauses when ``replaysTiming``), or
+    /// records one: the caller gets each chunk as it comes from `upstream`, and the exchange is
+    /// saved with its chunks once the body is complete (a transfer cut short is not saved).
+    public func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse) {
+        if replays {
+            switch stubs.resolve(request, reportingMisses: !records) {
+            case .unmatched where records, .passthrough:
+                break  // recorded from the real session below
+            case .respond(let response, let recorded, let stub):
+                let (data, urlResponse, error) = response.completionArguments(for: recorded.urlRequest)
+                guard let urlResponse, error == nil || !response.streamParts.isEmpty else {
+                    throw error ?? URLError(.badServerResponse)
+                }
+                stub.noteDelivered(recorded)
+                let (stream, chunks) = AsyncThrowingStream<Data, any Error>.makeStream()
+                let parts = response.streamParts.isEmpty ? [StreamPart.data(data ?? Data())] : response.streamParts
+                ChunkFeed.feed(parts, to: chunks, waitingOutPauses: replaysTiming)
+                return (stream, urlResponse)
+            case .unmatched(let error):
+                throw error
+            case .failed(let error):
+                throw error
+            }
+        }
+        let sent = RecordedRequest(request)
+        let started = Date()
+        let (upstreamChunks, response) = try await upstream.chunks(for: sent.urlRequest)
+        guard let http = response as? HTTPURLResponse else { return (upstreamChunks, response) }
+        let headersAt = Date()
+        let (stream, relay) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let recording = Task { [self] in
+            var body = Data()
+            var chunks: [Cassette.Chunk] = []
+            do {
+                for try await chunk in upstreamChunks {
+                    body.append(chunk)
+                    // Milliseconds are enough to replay a stream's rhythm.
+                    chunks.append(Cassette.Chunk(at: (Date().timeIntervalSince(headersAt) * 1000).rounded() / 1000, bytes: chunk.count))
+                    relay.yield(chunk)
+                }
+                // A consumer that let the stream go ended the loop early: not a complete body.
+                guard !Task.isCancelled else { return }
+                var interaction = Self.interaction(sent, http, body, duration: Date().timeIntervalSince(started))
+                interaction.response.chunks = chunks
+                try save(interaction)
+                relay.finish()
+            } catch {
+                relay.finish(throwing: error)
+            }
+        }
+        relay.onTermination = { _ in recording.cancel() }
+        return (stream, response)
+    }
+
     /// Redacts, appends, writes atomically (refusing registered secrets and the values the rules
     /// hid in this exchange) and, when replaying, makes the new exchange answerable at once.
     private func save(_ raw: Cassette.Interaction) throws {
@@ -151,7 +212,9 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
             try updated.write(to: file, refusing: refused)
             cassette = updated
         }
-        if replays { stubs.replay(Cassette(interactions: [interaction]), matching: matching, redaction: redaction) }
+        if replays {
+            stubs.replay(Cassette(interactions: [interaction]), matching: matching, redaction: redaction, replaysTiming: replaysTiming)
+        }
     }
 
     private static func interaction(

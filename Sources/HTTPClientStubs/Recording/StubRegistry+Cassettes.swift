@@ -8,7 +8,11 @@ extension StubRegistry {
     ///
     /// - Parameter redaction: Applied to incoming URLs before comparing, so a request carrying
     ///   a real token matches the recording whose token was redacted.
-    public func replay(_ cassette: Cassette, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard) {
+    /// - Parameter replaysTiming: A streamed response keeps the pauses between its chunks
+    ///   (waited out where timing is simulated); otherwise its chunks come one after another.
+    public func replay(
+        _ cassette: Cassette, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard, replaysTiming: Bool = false
+    ) {
         // Both sides are redacted alike: a recording made with redaction off (a HAR export)
         // still matches, and so does a request carrying the real value of a redacted one.
         let url: @Sendable (String) -> (path: String, url: String)? = { Self.normalized(redaction.redacted(url: $0)) }
@@ -34,7 +38,8 @@ extension StubRegistry {
                 let value = first.request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value
                 stub.matching(value.map { .header(name, $0) } ?? !.header(name))
             }
-            stub.respond(group.map(\.mockResponse)).allowingUnused().named("\(first.request.method) \(key.url)")
+            stub.respond(group.map { $0.mockResponse(replaysTiming: replaysTiming) }).allowingUnused().named(
+                "\(first.request.method) \(key.url)")
         }
     }
 
@@ -82,10 +87,24 @@ extension StubRegistry {
 }
 
 extension Cassette.Interaction {
-    /// The recorded response as a stub response.
-    var mockResponse: MockResponse {
+    /// The recorded response as a stub response: streamed in its recorded chunks when it has them.
+    func mockResponse(replaysTiming: Bool = false) -> MockResponse {
         var headers = HTTPHeaders()
         for header in response.headers { headers.add(name: header.name, value: header.value) }
-        return .status(response.status, headers: headers, body: response.body?.data ?? Data())
+        let body = response.body?.data ?? Data()
+        guard let chunks = response.chunks, !chunks.isEmpty else { return .status(response.status, headers: headers, body: body) }
+        var parts: [StreamPart] = []
+        var offset = body.startIndex
+        var previous: TimeInterval = 0
+        for (index, chunk) in chunks.enumerated() {
+            if replaysTiming, chunk.at > previous { parts.append(.pause(chunk.at - previous)) }
+            previous = chunk.at
+            // The body may have changed length under redaction: cut where it can, the last
+            // chunk takes the rest.
+            let end = index == chunks.count - 1 ? body.endIndex : min(body.endIndex, offset + max(0, chunk.bytes))
+            if end > offset { parts.append(.data(body[offset..<end])) }
+            offset = end
+        }
+        return .streamed(status: response.status, headers: headers, parts)
     }
 }

@@ -116,4 +116,25 @@ struct HTTPResponseFileTests {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("nope-\(UUID()).http")
         #expect(throws: FixtureError.self) { try HTTPResponseFile(contentsOf: missing) }
     }
+
+    @Test func anEventStreamFixtureIsServedOneEventPerChunk() async throws {
+        let file = try parse("HTTP/1.1 200 OK\nContent-Type: text/event-stream\n\nid: 1\ndata: a\n\n: ping\r\n\r\ndata: b\rdata: c\r\rtail")
+        let response = file.mockResponse
+        let chunks = response.streamParts.compactMap { part -> String? in
+            if case .data(let data) = part { return String(decoding: data, as: UTF8.self) }
+            return nil
+        }
+        #expect(chunks == ["id: 1\ndata: a\n\n", ": ping\r\n\r\n", "data: b\rdata: c\r\r", "tail"])
+
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(response)
+        let (stream, _) = try await MockURLSession(stubs: stubs).chunks(for: URLRequest(url: testURL("https://h/feed")))
+        var events: [ServerSentEvent] = []
+        for try await event in stream.serverSentEvents() { events.append(event) }
+        #expect(events == [ServerSentEvent(data: "a", lastEventID: "1"), ServerSentEvent(data: "b\nc", lastEventID: "1")])
+    }
+
+    @Test func otherFixturesAreServedWhole() throws {
+        #expect(try parse("HTTP/1.1 200 OK\nContent-Type: text/plain\n\na\n\nb").mockResponse.streamParts.isEmpty)
+    }
 }
