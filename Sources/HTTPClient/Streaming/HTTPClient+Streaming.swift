@@ -18,6 +18,28 @@ extension HTTPClient {
         }.get()
     }
 
+    /// Sends `request` and hands each chunk of the body to `receive` as it arrives, then calls
+    /// `completion` once: with the response's head (its `body` empty) when the body is complete,
+    /// or with the error (see ``stream(_:)``). `receive` is called in order, never concurrently.
+    ///
+    /// - Returns: The started task; cancel it to end the stream with ``HTTPClientError/cancelled``.
+    @discardableResult
+    public func stream(
+        _ request: Request, receive: @escaping @Sendable (Data) -> Void,
+        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        PipelineTask(
+            Task {
+                do throws(HTTPClientError) {
+                    let streamed = try await stream(request)
+                    for try await chunk in streamed.chunks { receive(chunk) }
+                    completion(Task.isCancelled ? .failure(.cancelled) : .success(streamed.head))
+                } catch {
+                    completion(.failure(error))
+                }
+            })
+    }
+
     /// One attempt of a stream: the session's `chunks(for:)`, validated on its head.
     private func streamAttempt(
         _ urlRequest: URLRequest, validation: Validation, number: Int

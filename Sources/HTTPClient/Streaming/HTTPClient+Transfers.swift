@@ -20,9 +20,39 @@ extension HTTPClient {
     public func download(
         _ request: Request, to destination: URL? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(HTTPClientError) -> DownloadedFile {
-        try await run(request) { urlRequest, validation, number in
+        try await runDownload(request, to: destination, progress: progress).get()
+    }
+
+    /// Downloads the body of `request` to a file and calls `completion` once with the file or
+    /// the error (see ``download(_:to:progress:)``).
+    ///
+    /// - Returns: The started task; cancel it to end the download with ``HTTPClientError/cancelled``.
+    @discardableResult
+    public func download(
+        _ request: Request, to destination: URL? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<DownloadedFile, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        PipelineTask(Task { completion(await runDownload(request, to: destination, progress: progress)) })
+    }
+
+    /// Sends the file at `fileURL` as the body of `request` and calls `completion` once with
+    /// the response or the error (see ``upload(_:fromFile:progress:)``).
+    ///
+    /// - Returns: The started task; cancel it to end the upload with ``HTTPClientError/cancelled``.
+    @discardableResult
+    public func upload(
+        _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        PipelineTask(Task { completion(await runUpload(request, fromFile: fileURL, progress: progress)) })
+    }
+
+    private func runDownload(
+        _ request: Request, to destination: URL?, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async -> Result<DownloadedFile, HTTPClientError> {
+        await run(request) { urlRequest, validation, number in
             await downloadAttempt(urlRequest, validation: validation, number: number, to: destination, progress: progress)
-        }.get()
+        }
     }
 
     /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is sent
@@ -32,7 +62,13 @@ extension HTTPClient {
     public func upload(
         _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(HTTPClientError) -> Response {
-        try await run(request) { urlRequest, validation, number in
+        try await runUpload(request, fromFile: fileURL, progress: progress).get()
+    }
+
+    private func runUpload(
+        _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async -> Result<Response, HTTPClientError> {
+        await run(request) { urlRequest, validation, number in
             if Task.isCancelled { return .failure(.cancelled) }
             let started = DispatchTime.now().uptimeNanoseconds
             var upload = urlRequest
@@ -47,7 +83,7 @@ extension HTTPClient {
             }
             report(upload, result, attempt: number, started: started)
             return result
-        }.get()
+        }
     }
 
     private func downloadAttempt(

@@ -113,4 +113,36 @@ struct HTTPClientStreamTests {
 
         #expect(try await feed.chunks.collect(upTo: 100) == Data("all of it".utf8))
     }
+
+    @Test func theCompletionFormHandsOverEachChunkThenTheHead() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://h/feed").respond(.streamed([.text("a"), .text("b")]))
+        let chunks = Locked<[Data]>([])
+        let client = HTTPClient(session: MockURLSession(stubs: stubs))
+
+        let result = await withCheckedContinuation { continuation in
+            client.stream(.get("https://h/feed"), receive: { chunk in chunks.withLock { $0.append(chunk) } }) {
+                continuation.resume(returning: $0)
+            }
+        }
+
+        #expect(try result.get().statusCode == 200)
+        #expect(chunks.current == [Data("a".utf8), Data("b".utf8)])
+    }
+
+    @Test func theCompletionFormReportsATransferCutShort() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://h/feed").respond(.streamed([.text("a"), .failure(URLError(.networkConnectionLost))]))
+        let client = HTTPClient(session: MockURLSession(stubs: stubs))
+
+        let result = await withCheckedContinuation { continuation in
+            client.stream(.get("https://h/feed"), receive: { _ in }) { continuation.resume(returning: $0) }
+        }
+
+        guard case .failure(let error) = result else {
+            Issue.record("a stream cut short must fail, got \(result)")
+            return
+        }
+        #expect(error.urlError?.code == .networkConnectionLost)
+    }
 }

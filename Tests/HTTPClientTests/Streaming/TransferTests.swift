@@ -125,4 +125,26 @@ struct TransferTests {
         #expect(TransferProgress(bytes: 512, expectedBytes: nil).summary(after: 1) == "512 B at 512 B/s")
         #expect(TransferProgress(bytes: 3 << 30, expectedBytes: nil).summary(after: 0) == "3.0 GiB")
     }
+
+    @Test func theCompletionFormsDownloadAndUploadToo() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://h/report").respond(.text("report"))
+        stubs.stub(.put, "https://h/files/2").matching(.body("uploaded")).respond(.status(204))
+        let source = temporaryFile()
+        try Data("uploaded".utf8).write(to: source)
+        defer { try? FileManager.default.removeItem(at: source) }
+        let client = HTTPClient(session: MockURLSession(stubs: stubs))
+
+        let downloaded = await withCheckedContinuation { continuation in
+            client.download(.get("https://h/report")) { continuation.resume(returning: $0) }
+        }
+        let uploaded = await withCheckedContinuation { continuation in
+            client.upload(.put("https://h/files/2"), fromFile: source) { continuation.resume(returning: $0) }
+        }
+
+        let file = try downloaded.get().fileURL
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try Data(contentsOf: file) == Data("report".utf8))
+        #expect(try uploaded.get().statusCode == 204)
+    }
 }
