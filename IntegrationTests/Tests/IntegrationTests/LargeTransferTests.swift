@@ -50,6 +50,20 @@ extension ServerSuites {
             }
         }
 
+        @Test func aDataUploadReportsProgressAsItIsSent() async throws {
+            try await withServer { _, client in
+                let body = patternData(count: 32 << 20)
+                let watch = TransferWatch()
+
+                let response = try await client.upload(.post("upload"), from: body) { watch.note($0) }
+
+                let received = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+                #expect(received?["count"] as? Int == body.count)
+                #expect(watch.last == TransferProgress(bytes: Int64(body.count), expectedBytes: Int64(body.count)))
+                #expect(watch.reports > 1)
+            }
+        }
+
         @Test func aDownloadCancelledMidwayThrowsCancelledAndLeavesNoFile() async throws {
             try await withServer { _, client in
                 let destination = FileManager.default.temporaryDirectory.appendingPathComponent("cancelled-download-\(UUID().uuidString)")
@@ -89,14 +103,18 @@ final class TransferWatch: @unchecked Sendable {
     private let baseline = ResidentMemory.current
     private var peak = ResidentMemory.current
     private var latest: TransferProgress?
+    private var count = 0
 
     func note(_ progress: TransferProgress) {
         let resident = ResidentMemory.current
         lock.withLock {
             peak = max(peak, resident)
             latest = progress
+            count += 1
         }
     }
+
+    var reports: Int { lock.withLock { count } }
 
     var last: TransferProgress? { lock.withLock { latest } }
     var rise: Int { lock.withLock { peak - baseline } }

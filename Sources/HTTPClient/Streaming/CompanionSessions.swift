@@ -86,6 +86,14 @@ final class CompanionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownl
         }
     }
 
+    func upload(
+        for request: URLRequest, from body: Data, on session: URLSession, progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (Data, URLResponse) {
+        try await run(session.uploadTask(with: request, from: body), request: request) {
+            .upload($0, progress: progress, body: Data())
+        }
+    }
+
     /// Registers the task's waiter, resumes the task, and cancels it with the Swift task.
     private func run<Value>(
         _ task: URLSessionTask, request: URLRequest, waiter: (CheckedContinuation<Value, any Error>) -> Waiter,

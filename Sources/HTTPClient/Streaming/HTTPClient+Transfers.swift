@@ -44,7 +44,7 @@ extension HTTPClient {
         _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
     ) -> any URLSessionDataTaskProtocol {
-        PipelineTask(Task { completion(await runUpload(request, fromFile: fileURL, progress: progress)) })
+        PipelineTask(Task { completion(await runUpload(request, body: .file(fileURL), progress: progress)) })
     }
 
     private func runDownload(
@@ -55,6 +55,14 @@ extension HTTPClient {
         }
     }
 
+    /// Sends `request` with `body` as its body (the request's own body is not sent), reporting
+    /// progress as it is sent: for a large `Data` body and a progress bar.
+    public func upload(
+        _ request: Request, from body: Data, progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws(HTTPClientError) -> Response {
+        try await runUpload(request, body: .data(body), progress: progress).get()
+    }
+
     /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is sent
     /// (the request's own body is not sent).
     ///
@@ -62,11 +70,17 @@ extension HTTPClient {
     public func upload(
         _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(HTTPClientError) -> Response {
-        try await runUpload(request, fromFile: fileURL, progress: progress).get()
+        try await runUpload(request, body: .file(fileURL), progress: progress).get()
+    }
+
+    /// Where an upload's body comes from.
+    private enum UploadBody: Sendable {
+        case data(Data)
+        case file(URL)
     }
 
     private func runUpload(
-        _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)?
+        _ request: Request, body: UploadBody, progress: (@Sendable (TransferProgress) -> Void)?
     ) async -> Result<Response, HTTPClientError> {
         await run(request) { urlRequest, validation, number in
             if Task.isCancelled { return .failure(.cancelled) }
@@ -76,7 +90,14 @@ extension HTTPClient {
             upload.httpBodyStream = nil
             let result: Result<Response, HTTPClientError>
             do {
-                let (data, response) = try await session.upload(for: upload, fromFile: fileURL, progress: progress ?? { _ in })
+                // Without progress, the session's own upload (no delegate hop per chunk).
+                let (data, response) =
+                    switch (body, progress) {
+                    case (.data(let bytes), let progress?): try await session.upload(for: upload, from: bytes, progress: progress)
+                    case (.file(let file), let progress?): try await session.upload(for: upload, fromFile: file, progress: progress)
+                    case (.data(let bytes), nil): try await session.upload(for: upload, from: bytes)
+                    case (.file(let file), nil): try await session.upload(for: upload, fromFile: file)
+                    }
                 result = Self.result(data: data, response: response, error: nil, requestURL: upload.url, validation: validation)
             } catch {
                 result = .failure(Task.isCancelled ? .cancelled : HTTPClientError(transportError: error, url: upload.url))

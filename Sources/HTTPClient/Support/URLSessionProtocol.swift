@@ -69,6 +69,14 @@ public protocol URLSessionProtocol: Sendable {
     func upload(
         for request: URLRequest, fromFile fileURL: URL, progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> (Data, URLResponse)
+
+    /// Sends `request` with `bodyData` as its body, reporting progress.
+    ///
+    /// The default implementation calls ``upload(for:from:)`` and reports the whole body as
+    /// sent once it is answered; `URLSession` runs an upload task and reports as it sends.
+    func upload(
+        for request: URLRequest, from bodyData: Data, progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (Data, URLResponse)
 }
 
 extension URLSessionProtocol {
@@ -178,6 +186,15 @@ extension URLSessionProtocol {
         return answer
     }
 
+    /// Sends the body with ``upload(for:from:)``; reports it whole once answered.
+    public func upload(
+        for request: URLRequest, from bodyData: Data, progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (Data, URLResponse) {
+        let answer = try await upload(for: request, from: bodyData)
+        progress(TransferProgress(bytes: Int64(bodyData.count), expectedBytes: Int64(bodyData.count)))
+        return answer
+    }
+
     private static func failingURL(_ request: URLRequest) -> [String: Any] {
         request.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]
     }
@@ -239,6 +256,14 @@ extension URLSession: URLSessionProtocol {
     ) async throws -> (Data, URLResponse) {
         let (session, delegate) = CompanionSessions.shared.companion(of: self)
         return try await delegate.upload(for: request, fromFile: fileURL, on: session, progress: progress)
+    }
+
+    /// An upload task on the companion session, reporting as it sends.
+    public func upload(
+        for request: URLRequest, from bodyData: Data, progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (Data, URLResponse) {
+        let (session, delegate) = CompanionSessions.shared.companion(of: self)
+        return try await delegate.upload(for: request, from: bodyData, on: session, progress: progress)
     }
 }
 

@@ -147,4 +147,18 @@ struct TransferTests {
         #expect(try Data(contentsOf: file) == Data("report".utf8))
         #expect(try uploaded.get().statusCode == 204)
     }
+
+    @Test func aDataUploadReportsItsProgress() async throws {
+        let body = Data(repeating: 7, count: 4096)
+        let stubs = StubRegistry()
+        let upload = stubs.stub(.post, "https://h/blobs").matching(.body(body)).respond(.status(201))
+        let reports = Locked<[TransferProgress]>([])
+
+        let response = try await HTTPClient(session: MockURLSession(stubs: stubs))
+            .upload(.post("https://h/blobs"), from: body) { progress in reports.withLock { $0.append(progress) } }
+
+        #expect(response.statusCode == 201)
+        #expect(upload.callCount == 1)
+        #expect(reports.current == [TransferProgress(bytes: 4096, expectedBytes: 4096)])
+    }
 }
