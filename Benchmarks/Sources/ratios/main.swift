@@ -75,11 +75,24 @@ if let index = arguments.firstIndex(of: "--peak-memory-child"), index + 2 < argu
     exit(0)
 }
 
+// `ratios --serve`: the loopback server alone, until stdin closes (its URL on stdout), so a
+// transfer child can measure its memory without the server's in the same process.
+if arguments.contains("--serve") {
+    let server = try await LoopbackServer.start()
+    print(server.baseURL.absoluteString)
+    fflush(nil)
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    try await server.stop()
+    exit(0)
+}
+
 // The transfer child: `--transfer-child download|upload SIZE` moves SIZE bytes between a file
 // and the loopback server through `HTTPClient` and prints its peak memory above the baseline.
 if let index = arguments.firstIndex(of: "--transfer-child"), index + 2 < arguments.count, let size = Int(arguments[index + 2]) {
-    let server = try await LoopbackServer.start()
-    let client = HTTPClient(session: URLSession(configuration: .ephemeral), baseURL: server.baseURL)
+    // `--server URL` uses a server in another process; otherwise one starts here.
+    let external = arguments.firstIndex(of: "--server").flatMap { $0 + 1 < arguments.count ? URL(string: arguments[$0 + 1]) : nil }
+    let server = external == nil ? try await LoopbackServer.start() : nil
+    let client = HTTPClient(session: URLSession(configuration: .ephemeral), baseURL: external ?? server?.baseURL)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("httpclient-transfer-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -90,23 +103,23 @@ if let index = arguments.firstIndex(of: "--transfer-child"), index + 2 < argumen
     if upload {
         let small = folder.appendingPathComponent("warm-up")
         try Scenarios.writePatternFile(small, size: 1024)
-        _ = try await client.upload(.post("upload"), fromFile: small) { _ in }
+        _ = try await client.upload(.post("upload"), fromFile: small, progress: { _ in })
     } else {
         _ = try await client.download(.get("bytes/1024"), to: file)
     }
     let baseline = Measure.residentBytes()
     if upload {
-        let response = try await client.upload(.post("upload"), fromFile: file) { _ in }
+        let response = try await client.upload(.post("upload"), fromFile: file, progress: { _ in })
         guard response.text?.contains("\"count\":\(size)") == true else { fatalError("the server saw \(response.text ?? "")") }
     } else {
         let downloaded =
             arguments[index + 1] == "download-progress"
-            ? try await client.download(.get("bytes/\(size)"), to: file) { _ in }
+            ? try await client.download(.get("bytes/\(size)"), to: file, progress: { _ in })
             : try await client.download(.get("bytes/\(size)"), to: file)
         guard (try? downloaded.fileURL.resourceValues(forKeys: [.fileSizeKey]).fileSize) == size else { fatalError("short file") }
     }
     print("\(Measure.peakResidentBytes() - baseline)")
-    try await server.stop()
+    try await server?.stop()
     exit(0)
 }
 
@@ -206,10 +219,29 @@ var largeInputFailures: [String] = []
 // 10: bodies to and from files, and streams (alone: `ratios --transfers`).
 @MainActor func measureTransfers() async throws {
     let size = smoke ? 10 << 20 : 100 << 20
+    // The server runs in a process of its own: in the measuring process, its allocations (NIO's
+    // buffers, malloc's arenas) showed up as spikes of 15-50 MB in the client's peak.
+    let serverProcess = Process()
+    serverProcess.executableURL = URL(fileURLWithPath: arguments[0])
+    serverProcess.arguments = ["--serve"]
+    let serverInput = Pipe()
+    let serverOutput = Pipe()
+    serverProcess.standardInput = serverInput
+    serverProcess.standardOutput = serverOutput
+    try serverProcess.run()
+    defer {
+        try? serverInput.fileHandleForWriting.close()
+        serverProcess.waitUntilExit()
+    }
+    var serverLine = Data()
+    while !serverLine.contains(UInt8(ascii: "\n")), let byte = try serverOutput.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
+        serverLine.append(byte)
+    }
+    let serverURL = String(decoding: serverLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     func childPeak(_ kind: String, size: Int) throws -> Double {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: arguments[0])
-        child.arguments = ["--transfer-child", kind, String(size)]
+        child.arguments = ["--transfer-child", kind, String(size), "--server", serverURL]
         let pipe = Pipe()
         child.standardOutput = pipe
         try child.run()
@@ -219,11 +251,13 @@ var largeInputFailures: [String] = []
     }
     // Peak memory must not grow with the body: two sizes side by side show it.
     let smallSize = size / 10
-    for kind in ["download", "upload"] {
+    for kind in ["download", "download-progress", "upload"] {
         let small = try childPeak(kind, size: smallSize)
         let large = try childPeak(kind, size: size)
+        let what =
+            kind == "upload" ? "upload from a file" : kind == "download" ? "download to a file" : "download to a file, progress reported"
         row(
-            "(10) \(kind) \(kind == "download" ? "to" : "from") a file over loopback: peak memory above baseline, \(smallSize >> 20) MB / \(size >> 20) MB body",
+            "(10) \(what) over loopback: peak memory above baseline, \(smallSize >> 20) MB / \(size >> 20) MB body",
             String(format: "%.1f MB / %.1f MB", small / 1_048_576, large / 1_048_576), "", "<= 16 MB, whatever the size")
     }
 
@@ -233,25 +267,29 @@ var largeInputFailures: [String] = []
     let url = server.baseURL.appendingPathComponent("bytes/\(size)")
     // Throughput: raw `URLSession.download(for:)` and `HTTPClient.download`, in short rounds whose
     // order alternates; the median of the per-round ratios.
-    // Three ways in each round, in an order that rotates: raw, the client, the client with progress.
-    var ratios: [[Double]] = [[], []]
+    // Four ways in each round, in an order that rotates: raw, the client, raw with a progress
+    // delegate, the client with a progress handler.
+    let rawProgress = RawProgressDownload()
+    var ratios: [[Double]] = [[], [], []]
     var rawSeconds: [Double] = []
-    for round in 0..<(smoke ? 3 : 9) {
-        var seconds = [Double](repeating: 0, count: 3)
-        for offset in 0..<3 {
-            let way = (round + offset) % 3
+    for round in 0..<(smoke ? 4 : 12) {
+        var seconds = [Double](repeating: 0, count: 4)
+        for offset in 0..<4 {
+            let way = (round + offset) % 4
             let start = DispatchTime.now().uptimeNanoseconds
             let file: URL
             switch way {
             case 0: (file, _) = try await session.download(for: URLRequest(url: url), delegate: nil)
             case 1: file = try await client.download(.get(url)).fileURL
+            case 2: file = await rawProgress.download(url)
             default: file = try await client.download(.get(url), progress: { _ in }).fileURL
             }
             seconds[way] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             try? FileManager.default.removeItem(at: file)
         }
         ratios[0].append(seconds[0] / seconds[1])
-        ratios[1].append(seconds[0] / seconds[2])
+        ratios[1].append(seconds[0] / seconds[3])
+        ratios[2].append(seconds[2] / seconds[3])
         rawSeconds.append(seconds[0])
     }
     let medians = ratios.map { $0.sorted()[$0.count / 2] }
@@ -260,8 +298,8 @@ var largeInputFailures: [String] = []
         "(10) download throughput, \(size >> 20) MB over loopback: `HTTPClient.download` / raw `URLSession.download(for:)`",
         String(format: "raw %.0f MB/s", rawRate), String(format: "%.2fx raw (median of per-round ratios)", medians[0]), ">= 0.9x raw")
     row(
-        "(10) the same with a progress handler (the companion session's delegate)", "",
-        String(format: "%.2fx raw", medians[1]), "")
+        "(10) the same with a progress handler (the companion session's delegate): against raw / raw with a progress delegate", "",
+        String(format: "%.2fx raw / %.2fx raw with progress", medians[1], medians[2]), ">= 0.9x raw with progress")
 
     // Hand-off: each event's data is the uptime when the server wrote it.
     var delays: [Double] = []

@@ -23,7 +23,7 @@ extension HTTPClient {
     /// or with the error (see ``stream(_:)``). `receive` is called in order, never concurrently.
     ///
     /// - Returns: The started task; cancel it to end the stream with ``HTTPClientError/cancelled``.
-    @discardableResult
+    @_disfavoredOverload @discardableResult
     public func stream(
         _ request: Request, receive: @escaping @Sendable (Data) -> Void,
         completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void

@@ -27,7 +27,8 @@ extension HTTPClient {
     /// the error (see ``download(_:to:progress:)``).
     ///
     /// - Returns: The started task; cancel it to end the download with ``HTTPClientError/cancelled``.
-    @discardableResult
+    // Disfavoured: in async code a trailing closure is a progress handler of the async form.
+    @_disfavoredOverload @discardableResult
     public func download(
         _ request: Request, to destination: URL? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<DownloadedFile, HTTPClientError>) -> Void
@@ -39,7 +40,8 @@ extension HTTPClient {
     /// the response or the error (see ``upload(_:fromFile:progress:)``).
     ///
     /// - Returns: The started task; cancel it to end the upload with ``HTTPClientError/cancelled``.
-    @discardableResult
+    // Disfavoured: in async code a trailing closure is a progress handler of the async form.
+    @_disfavoredOverload @discardableResult
     public func upload(
         _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void

@@ -161,4 +161,20 @@ struct TransferTests {
         #expect(upload.callCount == 1)
         #expect(reports.current == [TransferProgress(bytes: 4096, expectedBytes: 4096)])
     }
+
+    @Test func inAsyncCodeATrailingClosureIsTheProgressHandler() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.post, "https://h/blobs").respond(.status(201))
+        let source = temporaryFile()
+        try Data("x".utf8).write(to: source)
+        defer { try? FileManager.default.removeItem(at: source) }
+        let client = HTTPClient(session: MockURLSession(stubs: stubs))
+
+        // Were the completion form chosen, these would not be responses and would not compile.
+        let fromFile: HTTPClient.Response = try await client.upload(.post("https://h/blobs"), fromFile: source) { _ in }
+        let fromData: HTTPClient.Response = try await client.upload(.post("https://h/blobs"), from: Data("x".utf8)) { _ in }
+
+        #expect(fromFile.statusCode == 201)
+        #expect(fromData.statusCode == 201)
+    }
 }
