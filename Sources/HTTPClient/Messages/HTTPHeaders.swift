@@ -122,10 +122,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 }
 
-extension String {
+extension StringProtocol {
     /// ASCII case-insensitive equality, which is what HTTP field names need. Cheaper than
     /// `lowercased()` on both sides because it allocates nothing.
-    package func caseInsensitiveEquals(_ other: String) -> Bool {
+    package func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         let lhs = utf8
         let rhs = other.utf8
         guard lhs.count == rhs.count else { return false }

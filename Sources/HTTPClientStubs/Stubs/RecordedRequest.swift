@@ -17,6 +17,9 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public var queryItems: [URLQueryItem] {
         URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
     }
+    /// The URL as text, kept from capture: the scheme, host and query are read from it by
+    /// hand when a condition asks, never through `URL`'s accessors (which bridge on Linux).
+    let urlString: String
     public let headers: HTTPHeaders
     /// The body; empty when the request has none.
     public let body: Data
@@ -51,7 +54,8 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         urlRequest = request
         method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         self.url = url
-        path = Self.decodedPath(of: url)
+        urlString = url.absoluteString
+        path = Self.decodedPath(of: url, string: urlString)
         headers = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
         self.body = body
     }
@@ -59,8 +63,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The percent-decoded path, `/` when there is none. Hierarchical URLs (`scheme://...`),
     /// nearly all of them, are split by hand: `URLComponents` would parse the whole URL, the
     /// larger part of a mocked round trip.
-    static func decodedPath(of url: URL) -> String {
-        let string = url.absoluteString
+    static func decodedPath(of url: URL, string: String) -> String {
         let bytes = string.utf8
         // Scanned as UTF-8 bytes: `range(of:)` and Character indexing cost more than the rest
         // of a mocked round trip. The delimiters are ASCII, so byte offsets are valid indices.
@@ -93,6 +96,39 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         guard bytes[start..<end].contains(UInt8(ascii: "%")) else { return String(raw) }
         return raw.removingPercentEncoding ?? String(raw)
     }
+
+    // MARK: Parts of the URL, read from its text
+
+    /// The scheme (`https`), or empty for a URL without one.
+    var scheme: Substring {
+        let text = Substring(urlString)
+        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return "" }
+        let scheme = text[..<colon]
+        return scheme.utf8.allSatisfy { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") } ? scheme : ""
+    }
+
+    /// Host and port as written (`api.example.com:8443`), without user information.
+    var authority: Substring {
+        let text = Substring(urlString)
+        guard let marker = text.range(of: "://") else { return "" }
+        let rest = text[marker.upperBound...]
+        let end = rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
+        let authority = rest[..<end]
+        guard let at = authority.utf8.lastIndex(of: UInt8(ascii: "@")) else { return authority }
+        return authority[authority.index(after: at)...]
+    }
+
+    /// The host name alone (`api.example.com`, `[::1]` for an IPv6 literal).
+    var hostName: Substring {
+        let authority = authority
+        // A colon after the closing bracket of an IPv6 literal, or any colon otherwise, starts the port.
+        let searchFrom = authority.utf8.lastIndex(of: UInt8(ascii: "]")) ?? authority.startIndex
+        guard let colon = authority[searchFrom...].utf8.firstIndex(of: UInt8(ascii: ":")) else { return authority }
+        return authority[..<colon]
+    }
+
+    /// The query as the registry indexes it (see `RequestMatcher.queryKey`).
+    var queryKey: String { RequestMatcher.queryKey(queryItems) }
 
     /// `request` with a body stream read into `httpBody`, once: a stream cannot be read twice,
     /// so every later reader (matchers, computed responses, the request log) gets these bytes.

@@ -31,8 +31,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         }
     }
 
+    /// A leaf has two ways to be asked: `test` routes requests (a yes or no, with captures, and
+    /// no text: most candidates a registry tries are rejected, and formatting a reason for each
+    /// cost more than the rest of the match), and `explain` says why, for reports only.
     indirect enum Node: Sendable {
-        case condition(description: String, evaluate: @Sendable (RecordedRequest) -> Check)
+        case condition(description: String, test: @Sendable (RecordedRequest) -> Captures?, explain: @Sendable (RecordedRequest) -> Check)
         case all([Node])
         case any([Node])
         case not(Node)
@@ -46,13 +49,29 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     /// A leaf condition. `evaluate` returns `nil` when the request passes, or the reason it fails.
     public init(_ description: String, reason evaluate: @escaping @Sendable (RecordedRequest) -> String?) {
-        node = .condition(description: description) { request in
-            evaluate(request).map { .fail(reason: $0) } ?? .pass
-        }
+        node = .condition(
+            description: description, test: { evaluate($0) == nil ? Captures() : nil },
+            explain: { request in evaluate(request).map { .fail(reason: $0) } ?? .pass })
     }
 
+    /// A leaf with captures, whose test is its check without the reason.
     init(_ description: String, check: @escaping @Sendable (RecordedRequest) -> Check) {
-        node = .condition(description: description, evaluate: check)
+        node = .condition(
+            description: description,
+            test: { request in
+                if case .pass(let captures) = check(request) { return captures }
+                return nil
+            }, explain: check)
+    }
+
+    /// A leaf whose yes-or-no `test` allocates nothing; `reason` runs only for reports.
+    init(
+        _ description: String, test: @escaping @Sendable (RecordedRequest) -> Bool,
+        reason: @escaping @Sendable (RecordedRequest) -> String
+    ) {
+        node = .condition(
+            description: description, test: { test($0) ? Captures() : nil },
+            explain: { request in test(request) ? .pass : .fail(reason: reason(request)) })
     }
 
     /// What the matcher requires, such as `method GET && path /users/{id}`.
@@ -60,7 +79,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     private static func describe(_ node: Node) -> String {
         switch node {
-        case .condition(let description, _): description
+        case .condition(let description, _, _): description
         case .all(let nodes): nodes.isEmpty ? "any request" : nodes.map(describe).joined(separator: " && ")
         case .any(let nodes): "(" + nodes.map(describe).joined(separator: " || ") + ")"
         case .not(let node): "!(\(describe(node)))"
@@ -103,9 +122,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     private static func quickMatch(_ node: Node, _ request: RecordedRequest) -> Captures? {
         switch node {
-        case .condition(_, let evaluate):
-            if case .pass(let captures) = evaluate(request) { return captures }
-            return nil
+        case .condition(_, let test, _):
+            return test(request)
         case .all(let nodes):
             var captures = Captures()
             for node in nodes {
@@ -123,8 +141,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     private static func evaluate(_ node: Node, _ request: RecordedRequest) -> Evaluation {
         switch node {
-        case .condition(_, let evaluate):
-            switch evaluate(request) {
+        case .condition(_, _, let explain):
+            switch explain(request) {
             case .pass(let captures):
                 return Evaluation(
                     matched: true, captures: captures.pathParameters, failures: [], passedConditions: 1, totalConditions: 1)
@@ -193,37 +211,36 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 extension RequestMatcher {
     /// The method, such as `.get`.
     public static func method(_ method: HTTPMethod) -> RequestMatcher {
-        RequestMatcher("method \(method)") { request in
-            request.method == method ? nil : "method \(request.method) != \(method)"
-        }
+        RequestMatcher("method \(method)", test: { $0.method == method }, reason: { "method \($0.method) != \(method)" })
     }
 
     /// The URL scheme, case-insensitively.
     public static func scheme(_ scheme: String) -> RequestMatcher {
-        RequestMatcher("scheme \(scheme)") { request in
-            let actual = request.url.scheme ?? ""
-            return actual.caseInsensitiveEquals(scheme) ? nil : "scheme \(actual) != \(scheme)"
-        }
+        RequestMatcher(
+            "scheme \(scheme)", test: { $0.scheme.caseInsensitiveEquals(scheme) }, reason: { "scheme \($0.scheme) != \(scheme)" })
     }
 
     /// The host, case-insensitively (and the port, when `host` is written `name:port`).
     public static func host(_ host: String) -> RequestMatcher {
-        RequestMatcher("host \(host)") { request in
-            let name = request.url.host ?? ""
-            let actual = request.url.port.map { "\(name):\($0)" } ?? name
-            let comparable = host.contains(":") ? actual : name
-            return comparable.caseInsensitiveEquals(host) ? nil : "host \(comparable) != \(host)"
-        }
+        // Decided once: whether the expected host names a port (`name:port`, `[::1]:8080`; the
+        // colons inside an IPv6 literal's brackets are not one).
+        let afterLiteral = host.utf8.lastIndex(of: UInt8(ascii: "]")) ?? host.utf8.startIndex
+        let withPort = host.utf8[afterLiteral...].contains(UInt8(ascii: ":"))
+        return RequestMatcher(
+            "host \(host)", test: { (withPort ? $0.authority : $0.hostName).caseInsensitiveEquals(host) },
+            reason: { "host \(withPort ? $0.authority : $0.hostName) != \(host)" })
     }
 
     /// The whole URL, as written (`"https://cdn.example/logo.png"`); with `ignoringQuery`, the
     /// query (and fragment) of the request and of `url` are left out of the comparison.
     public static func url(_ url: String, ignoringQuery: Bool = false) -> RequestMatcher {
         let expected = ignoringQuery ? withoutQuery(url) : url
-        return RequestMatcher(ignoringQuery ? "URL \(expected) (any query)" : "URL \(url)") { request in
-            let actual = ignoringQuery ? withoutQuery(request.url.absoluteString) : request.url.absoluteString
-            return actual == expected ? nil : "URL \(actual) != \(expected)"
+        let actual: @Sendable (RecordedRequest) -> String = { request in
+            ignoringQuery ? withoutQuery(request.url.absoluteString) : request.url.absoluteString
         }
+        return RequestMatcher(
+            ignoringQuery ? "URL \(expected) (any query)" : "URL \(url)", test: { actual($0) == expected },
+            reason: { "URL \(actual($0)) != \(expected)" })
     }
 
     private static func withoutQuery(_ url: String) -> String {
@@ -240,22 +257,30 @@ extension RequestMatcher {
 
     /// Query items present with these values, in any order; other items are allowed.
     public static func query(_ items: [String: String]) -> RequestMatcher {
-        RequestMatcher("query contains \(format(items))") { request in
-            let actual = request.queryItems
-            let missing = items.sorted { $0.key < $1.key }.filter { name, value in
-                !actual.contains { $0.name == name && ($0.value ?? "") == value }
-            }
-            return missing.isEmpty ? nil : "query \(format(actual)) lacks \(format(Dictionary(uniqueKeysWithValues: missing)))"
+        let expected = items.sorted { $0.key < $1.key }
+        let missing: @Sendable ([URLQueryItem]) -> [(key: String, value: String)] = { actual in
+            expected.filter { name, value in !actual.contains { $0.name == name && ($0.value ?? "") == value } }
         }
+        return RequestMatcher(
+            "query contains \(format(items))", test: { missing($0.queryItems).isEmpty },
+            reason: { request in
+                let actual = request.queryItems
+                return "query \(format(actual)) lacks \(format(Dictionary(uniqueKeysWithValues: missing(actual))))"
+            })
     }
 
     /// Exactly these query items, in any order (repeated names must repeat).
     public static func queryExactly(_ items: [URLQueryItem]) -> RequestMatcher {
-        let expected = items.map { "\($0.name)=\($0.value ?? "")" }.sorted()
-        return RequestMatcher("query exactly \(format(items))") { request in
-            let actual = request.queryItems.map { "\($0.name)=\($0.value ?? "")" }.sorted()
-            return actual == expected ? nil : "query \(format(request.queryItems)) != \(format(items))"
-        }
+        let expected = queryKey(items)
+        return RequestMatcher(
+            "query exactly \(format(items))", test: { $0.queryKey == expected },
+            reason: { "query \(format($0.queryItems)) != \(format(items))" })
+    }
+
+    /// The query as the registry indexes it: `name=value` items, sorted, joined by `&` (so the
+    /// order of a query does not matter and repeated names count).
+    static func queryKey(_ items: [URLQueryItem]) -> String {
+        items.map { "\($0.name)=\($0.value ?? "")" }.sorted().joined(separator: "&")
     }
 
     /// Exactly these query items (each name once), in any order.
@@ -265,12 +290,18 @@ extension RequestMatcher {
 
     /// A header is present (name case-insensitive), with `value` if given.
     public static func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
-        RequestMatcher(value.map { "header \(name): \($0)" } ?? "header \(name)") { request in
-            guard let actual = request.headers[name] else { return "header \(name) is missing" }
-            guard let value, actual != value else { return nil }
-            let redaction = Redaction.standard
-            return "header \(name): \(redaction.redacted(header: name, value: actual)) != \(redaction.redacted(header: name, value: value))"
-        }
+        RequestMatcher(
+            value.map { "header \(name): \($0)" } ?? "header \(name)",
+            test: { request in
+                guard let actual = request.headers[name] else { return false }
+                return value.map { actual == $0 } ?? true
+            },
+            reason: { request in
+                guard let actual = request.headers[name], let value else { return "header \(name) is missing" }
+                let redaction = Redaction.standard
+                return
+                    "header \(name): \(redaction.redacted(header: name, value: actual)) != \(redaction.redacted(header: name, value: value))"
+            })
     }
 
     /// All these headers are present with these values (names case-insensitive).
@@ -281,25 +312,23 @@ extension RequestMatcher {
 
     /// The body is exactly these bytes.
     public static func body(_ data: Data) -> RequestMatcher {
-        bodyCondition("body of \(data.count) bytes") { request in
-            request.body == data ? nil : "body \(excerpt(request.body)) != \(excerpt(data))"
-        }
+        bodyCondition("body of \(data.count) bytes", test: { $0.body == data }, reason: { "body \(excerpt($0.body)) != \(excerpt(data))" })
     }
 
     /// The body is exactly this UTF-8 text.
     public static func body(_ text: String) -> RequestMatcher {
         let data = Data(text.utf8)
-        return bodyCondition("body \(excerpt(data))") { request in
-            request.body == data ? nil : "body \(excerpt(request.body)) != \(excerpt(data))"
-        }
+        return bodyCondition("body \(excerpt(data))", test: { $0.body == data }, reason: { "body \(excerpt($0.body)) != \(excerpt(data))" })
     }
 
     /// The body is JSON equal to `expected` (key order and formatting ignored).
     public static func jsonBody(_ expected: JSONValue) -> RequestMatcher {
-        bodyCondition("JSON body \(expected)") { request in
-            guard let actual = request.json else { return "body \(excerpt(request.body)) is not JSON" }
-            return actual == expected ? nil : "JSON body \(actual) != \(expected)"
-        }
+        bodyCondition(
+            "JSON body \(expected)", test: { $0.json == expected },
+            reason: { request in
+                guard let actual = request.json else { return "body \(excerpt(request.body)) is not JSON" }
+                return "JSON body \(actual) != \(expected)"
+            })
     }
 
     /// The body is JSON equal to `expected` encoded with `JSONEncoder`.
@@ -320,10 +349,12 @@ extension RequestMatcher {
 
     /// The body is JSON that contains `expected` (objects may have extra keys).
     public static func jsonBody(containing expected: JSONValue) -> RequestMatcher {
-        bodyCondition("JSON body containing \(expected)") { request in
-            guard let actual = request.json else { return "body \(excerpt(request.body)) is not JSON" }
-            return actual.contains(expected) ? nil : "JSON body \(actual) does not contain \(expected)"
-        }
+        bodyCondition(
+            "JSON body containing \(expected)", test: { $0.json?.contains(expected) == true },
+            reason: { request in
+                guard let actual = request.json else { return "body \(excerpt(request.body)) is not JSON" }
+                return "JSON body \(actual) does not contain \(expected)"
+            })
     }
 
     /// The body is JSON that contains `expected` encoded with `JSONEncoder`.
@@ -336,34 +367,38 @@ extension RequestMatcher {
 
     /// The body is a URL-encoded form with these fields (others allowed).
     public static func formBody(_ fields: [String: String]) -> RequestMatcher {
-        bodyCondition("form fields \(format(fields))") { request in
-            let actual = request.formFields
-            let missing = fields.filter { actual[$0.key] != $0.value }
-            return missing.isEmpty ? nil : "form fields \(format(actual)) lack \(format(missing))"
-        }
+        bodyCondition(
+            "form fields \(format(fields))",
+            test: { request in
+                let actual = request.formFields
+                return fields.allSatisfy { actual[$0.key] == $0.value }
+            },
+            reason: { request in
+                let actual = request.formFields
+                return "form fields \(format(actual)) lack \(format(fields.filter { actual[$0.key] != $0.value }))"
+            })
     }
 
     /// Any condition of your own, named for reports.
     public static func custom(
         _ description: String, _ predicate: @escaping @Sendable (RecordedRequest) -> Bool
     ) -> RequestMatcher {
-        RequestMatcher(description) { request in
-            predicate(request) ? nil : "\(description) is false"
-        }
+        RequestMatcher(description, test: predicate, reason: { _ in "\(description) is false" })
     }
 
     /// A condition on the body, which fails with the reason when the transport never saw the
     /// body (see ``RecordedRequest/isBodyHidden``).
     private static func bodyCondition(
-        _ description: String, reason evaluate: @escaping @Sendable (RecordedRequest) -> String?
+        _ description: String, test: @escaping @Sendable (RecordedRequest) -> Bool,
+        reason: @escaping @Sendable (RecordedRequest) -> String
     ) -> RequestMatcher {
-        RequestMatcher(description) { request in
-            if request.isBodyHidden {
+        RequestMatcher(
+            description, test: { !$0.isBodyHidden && test($0) },
+            reason: { request in
+                guard request.isBodyHidden else { return reason(request) }
                 return "the body of this upload task never reached the stub: URLSession keeps an upload's body from "
                     + "URLProtocols; use MockURLSession, or a data task with httpBody"
-            }
-            return evaluate(request)
-        }
+            })
     }
 
     /// The length of the common prefix over the longer length: `/users/2` is nearer to

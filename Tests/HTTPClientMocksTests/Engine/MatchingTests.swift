@@ -36,6 +36,35 @@ struct MatchingTests {
         #expect(evaluate(.host("other.example.com"), get).failures == ["host API.example.com != other.example.com"])
     }
 
+    @Test(
+        "scheme and host are read from the URL's text: user information, ports and IPv6 literals",
+        arguments: [
+            ("https://user:pw@API.example.com:8443/x", "api.example.com", "api.example.com:8443", true),
+            ("http://[::1]:8080/x?y", "[::1]", "[::1]:8080", false),
+            ("https://h.example?q=1", "h.example", "h.example", true),
+            ("https://h.example#frag", "h.example", "h.example", true),
+        ])
+    func hostAndSchemeConditions(url: String, host: String, hostAndPort: String, isHTTPS: Bool) {
+        let recorded = request("GET", url)
+        #expect(evaluate(.host(host), recorded).matched)
+        #expect(evaluate(.host(hostAndPort), recorded).matched)
+        #expect(!evaluate(.host("other.example"), recorded).matched)
+        #expect(evaluate(.scheme("HTTPS"), recorded).matched == isHTTPS)
+        #expect(evaluate(.scheme("http"), recorded).matched == !isHTTPS)
+    }
+
+    @Test func aFailedConditionExplainsItselfOnlyInTheReport() {
+        let matcher = RequestMatcher.method(.post) && .header("Authorization", "Bearer right") && .query(["page": "2"])
+        let get = request("GET", "https://h/x?page=1", headers: ["Authorization": "Bearer wrong"])
+        #expect(!matcher.matches(RecordedRequest(get)))
+        let evaluation = matcher.evaluate(RecordedRequest(get))
+        #expect(evaluation.failures.count == 3)
+        #expect(evaluation.failures[0] == "method GET != POST")
+        #expect(evaluation.failures[1].hasPrefix("header Authorization: "))
+        #expect(!evaluation.failures[1].contains("wrong"))
+        #expect(evaluation.failures[2] == "query {page=1} lacks {page=2}")
+    }
+
     @Test func aWholeURLIgnoringTheQueryLeavesOutTheQueryOfBothSides() {
         let matcher = RequestMatcher.url("https://h/img.png?width=200", ignoringQuery: true)
         #expect(evaluate(matcher, request("GET", "https://h/img.png?width=200&x=1")).matched)
