@@ -97,6 +97,17 @@ public enum Scenarios {
         return (stubs, request(9_999), request(0))
     }
 
+    /// `count` stubs for one path differing only by query (`/items?page=N&size=20`), and requests
+    /// for the first and the last registered.
+    public static func queryVariants(_ count: Int) -> (stubs: StubRegistry, first: RecordedRequest, last: RecordedRequest) {
+        let stubs = StubRegistry("query variants", reporting: .disabled)
+        for page in 0..<count { stubs.stub(.get, "https://api.example.com/items?page=\(page)&size=20").respond(.status(200)) }
+        func request(_ page: Int) -> RecordedRequest {
+            RecordedRequest(URLRequest(url: fixedURL("https://api.example.com/items?size=20&page=\(page)")))
+        }
+        return (stubs, request(0), request(count - 1))
+    }
+
     // MARK: 8. Files
 
     /// A `.http` file with a body of `bodySize` bytes.

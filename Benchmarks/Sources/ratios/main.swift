@@ -361,6 +361,32 @@ for templates in [false, true] {
     row("(5) match among 10,000 stubs, \(kind), newest / oldest", "\(formatTime(newestTime)) / \(formatTime(oldestTime))", "", "about 1 µs")
 }
 
+// 5c: one path, many query variants; each size against a single stub, in short rounds whose
+// order alternates, as the median of the per-round ratios.
+let single = Scenarios.queryVariants(1)
+for count in [1_000, 10_000] {
+    let variants = Scenarios.queryVariants(count)
+    var firstRatios: [Double] = []
+    var lastRatios: [Double] = []
+    var singleTimes: [Double] = []
+    for round in 0..<(smoke ? 2 : 9) {
+        let order = round.isMultiple(of: 2) ? [0, 1, 2] : [2, 1, 0]
+        var times = [Double](repeating: 0, count: 3)
+        for which in order {
+            let (stubs, request) =
+                which == 0 ? (single.stubs, single.first) : which == 1 ? (variants.stubs, variants.first) : (variants.stubs, variants.last)
+            times[which] = Measure.perOperation(iterations: iterations(20_000), rounds: 1) { _ = stubs.firstMatch(for: request) }
+        }
+        firstRatios.append(times[1] / times[0])
+        lastRatios.append(times[2] / times[0])
+        singleTimes.append(times[0])
+    }
+    let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+    row(
+        "(5c) \(count) stubs on one path differing by query, target registered first / last (one stub: \(formatTime(median(singleTimes))))",
+        "", String(format: "%.2fx / %.2fx one stub", median(firstRatios), median(lastRatios)), "<= 1.3x")
+}
+
 let resolveRegistry = Scenarios.stubbedURLProtocolClient().1
 let pingRequest = URLRequest(url: pingURL)
 let resolveTime = Measure.perOperation(iterations: iterations(100_000)) {

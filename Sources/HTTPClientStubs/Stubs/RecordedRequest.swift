@@ -127,8 +127,26 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         return authority[..<colon]
     }
 
+    /// The query as the registry indexes it (see `RequestMatcher.queryKey`); set once by the
+    /// registry when it files stubs by query, so every condition reuses it.
+    var cachedQueryKey: String?
+
     /// The query as the registry indexes it (see `RequestMatcher.queryKey`).
-    var queryKey: String { RequestMatcher.queryKey(queryItems) }
+    var queryKey: String { cachedQueryKey ?? RequestMatcher.queryKey(Self.queryItems(in: urlString)) }
+
+    /// The query items of `url`, split by hand as ``StubTarget`` splits a target's query (empty
+    /// pairs skipped, names and values percent-decoded): `URLComponents` would parse the whole URL.
+    static func queryItems(in url: String) -> [URLQueryItem] {
+        guard let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return [] }
+        var query = Substring(url)[url.utf8.index(after: mark)...]
+        if let fragment = query.utf8.firstIndex(of: UInt8(ascii: "#")) { query = query[..<fragment] }
+        return query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+            let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : nil
+            return URLQueryItem(name: name, value: value)
+        }
+    }
 
     /// `request` with a body stream read into `httpBody`, once: a stream cannot be read twice,
     /// so every later reader (matchers, computed responses, the request log) gets these bytes.

@@ -1,9 +1,12 @@
 import HTTPClient
 
 /// Where a registry files a stub it can find without scanning: by method (or any method) and
-/// either an exact path or the fixed first segment of a template or prefix.
+/// an exact path with its exact query, an exact path, or the fixed first segment of a template
+/// or prefix.
 struct StubIndexKey: Hashable, Sendable {
     enum Route: Hashable, Sendable {
+        /// An exact path and query (`RequestMatcher.queryKey`): one bucket per query variant.
+        case pathAndQuery(String, String)
         case path(String)
         case firstSegment(String)
     }
@@ -13,11 +16,24 @@ struct StubIndexKey: Hashable, Sendable {
     let route: Route
 
     /// The keys a request can be filed under, most specific first.
-    static func candidates(method: HTTPMethod, path: String, firstSegment: Substring) -> [StubIndexKey] {
-        [
+    /// - Parameter queryKey: The request's query key, when the registry has stubs filed by query.
+    static func candidates(method: HTTPMethod, path: String, firstSegment: Substring, queryKey: String?) -> [StubIndexKey] {
+        var keys = [
             StubIndexKey(method: method, route: .path(path)), StubIndexKey(method: nil, route: .path(path)),
             StubIndexKey(method: method, route: .firstSegment(String(firstSegment))),
             StubIndexKey(method: nil, route: .firstSegment(String(firstSegment))),
         ]
+        if let queryKey {
+            keys += [
+                StubIndexKey(method: method, route: .pathAndQuery(path, queryKey)),
+                StubIndexKey(method: nil, route: .pathAndQuery(path, queryKey)),
+            ]
+        }
+        return keys
+    }
+
+    var isByQuery: Bool {
+        if case .pathAndQuery = route { return true }
+        return false
     }
 }

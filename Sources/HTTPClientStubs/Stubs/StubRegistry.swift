@@ -35,6 +35,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         /// is exact, by `METHOD /segment/*` when a template or prefix fixes the first segment
         /// (`*` for any method).
         var indexed: [StubIndexKey: [Stub]] = [:]
+        /// How many of those buckets are by exact query: only then is a request's query parsed
+        /// to find its bucket.
+        var queryBuckets = 0
         /// Every other stub, in registration order.
         var scanned: [Stub] = []
         var requests: [RecordedRequest] = []
@@ -130,8 +133,13 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         let path = target.path
         let all = (method.map { [RequestMatcher.method($0)] } ?? []) + [.path(path)] + target.otherConditions
         let matcher = all.dropFirst().reduce(all[0], &&)
+        // A full URL with a query is filed under its exact query: a thousand query variants of
+        // one path are a thousand buckets, not one bucket scanned newest first.
         let key =
-            path.exactPath.map { StubIndexKey(method: method, route: .path($0)) }
+            path.exactPath.map { exact in
+                target.queryKey.map { StubIndexKey(method: method, route: .pathAndQuery(exact, $0)) }
+                    ?? StubIndexKey(method: method, route: .path(exact))
+            }
             ?? path.fixedFirstSegment.map { StubIndexKey(method: method, route: .firstSegment($0)) }
         return register(matcher, indexKey: key, site: site)
     }
@@ -142,6 +150,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
             state.nextID += 1
             state.stubs.append(stub)
             if let indexKey {
+                if indexKey.isByQuery, state.indexed[indexKey] == nil { state.queryBuckets += 1 }
                 state.indexed[indexKey, default: []].append(stub)
             } else {
                 state.scanned.append(stub)
@@ -170,7 +179,10 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
             state.fallbacks.removeAll { $0 === stub }
             if let key = stub.indexKey {
                 state.indexed[key]?.removeAll { $0 === stub }
-                if state.indexed[key]?.isEmpty == true { state.indexed[key] = nil }
+                if state.indexed[key]?.isEmpty == true {
+                    state.indexed[key] = nil
+                    if key.isByQuery { state.queryBuckets -= 1 }
+                }
             }
         }
     }
@@ -254,6 +266,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         var request = RecordedRequest(urlRequest, bodyIsHidden: bodyIsHidden)
         state.withLock { state in
             request.sequenceNumber = state.requests.count
+            // Parsed once, for the index and every query condition.
+            if state.queryBuckets > 0 { request.cachedQueryKey = request.queryKey }
             state.requests.append(request)
         }
         if let error = request.bodyStreamError { return .failed(error) }
@@ -277,6 +291,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     /// The stub that would answer `request` now, without taking a response or recording a call.
     public func firstMatch(for request: RecordedRequest) -> Stub? {
+        var request = request
+        if request.cachedQueryKey == nil, state.withLock({ $0.queryBuckets > 0 }) { request.cachedQueryKey = request.queryKey }
         let (indexed, scanned) = candidates(for: request)
         var found: Stub?
         Self.forEachNewestFirst(indexed, scanned) { stub in
@@ -305,7 +321,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         state.withLock { state in
             guard !state.indexed.isEmpty else { return ([], state.scanned) }  // a session's own answers only
             let keys = StubIndexKey.candidates(
-                method: request.method, path: request.path, firstSegment: PathPattern.firstSegment(of: request.path))
+                method: request.method, path: request.path, firstSegment: PathPattern.firstSegment(of: request.path),
+                queryKey: state.queryBuckets > 0 ? request.cachedQueryKey ?? request.queryKey : nil)
             var buckets = keys.compactMap { state.indexed[$0] }
             let indexed = buckets.count <= 1 ? (buckets.popLast() ?? []) : buckets.joined().sorted { $0.id < $1.id }
             return (indexed, state.scanned)

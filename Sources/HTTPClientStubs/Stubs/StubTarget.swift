@@ -8,6 +8,8 @@ public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStri
     public let path: PathPattern
     /// Scheme, host and query conditions (the path is matched through ``path``).
     let otherConditions: [RequestMatcher]
+    /// The exact query, as the registry indexes it, when the target has one.
+    let queryKey: String?
     public let description: String
 
     /// Parses `target`: `scheme://host/path?query`, `/path?query` or a path template.
@@ -15,6 +17,7 @@ public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStri
         description = target
         var rest = Substring(target)
         var conditions: [RequestMatcher] = []
+        var queryKey: String?
         if let schemeEnd = rest.range(of: "://") {
             conditions.append(.scheme(String(rest[..<schemeEnd.lowerBound])))
             rest = rest[schemeEnd.upperBound...]
@@ -30,15 +33,13 @@ public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStri
         let rawPath = rest.isEmpty ? "/" : String(rest)
         path = PathPattern(rawPath.removingPercentEncoding ?? rawPath)
         if let query {
-            let items = query.split(separator: "&").map { pair -> URLQueryItem in
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
-                let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : nil
-                return URLQueryItem(name: name, value: value)
-            }
+            // Split as a request's query is, so the two keys agree.
+            let items = RecordedRequest.queryItems(in: "?" + query)
             conditions.append(.queryExactly(items))
+            queryKey = RequestMatcher.queryKey(items)
         }
         otherConditions = conditions
+        self.queryKey = queryKey
     }
 
     public init(stringLiteral value: String) {
@@ -58,6 +59,7 @@ public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStri
     private init(path: PathPattern) {
         self.path = path
         otherConditions = []
+        queryKey = nil
         description = path.description
     }
 }

@@ -32,6 +32,7 @@ package struct SessionBehaviour: Sendable {
         self.followsRedirects = followsRedirects
         urlCache = configuration.urlCache
         requestCachePolicy = configuration.requestCachePolicy
+        if let cache = urlCache { HoldingCaches.shared.noteContents(of: cache) }
     }
 
     /// Sessions whose behaviour is the same share a URLProtocol class.

@@ -129,4 +129,17 @@ struct ResponseCacheTests {
         #expect(data == Data("v2".utf8))
         #expect(stub.callCount == 2)
     }
+
+    @Test(arguments: StubTransport.allCases)
+    func anAnswerPutInTheCacheByHandIsServed(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        let stub = stubs.stub(.get, "/catalogue").respond(.text("from the stub")).allowingUnused()
+        let configuration = configuration(policy: .returnCacheDataElseLoad)
+        let url = try #require(catalogue.url)
+        let kept = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]))
+        configuration.urlCache?.storeCachedResponse(CachedURLResponse(response: kept, data: Data("kept".utf8)), for: catalogue)
+        let (data, _) = try await transport.session(stubs, configuration: configuration).data(for: catalogue)
+        #expect(data == Data("kept".utf8))
+        #expect(stub.callCount == 0)
+    }
 }

@@ -1,0 +1,94 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+/// Stubs for full URLs with a query are found through the query, not by scanning their path's
+/// stubs; the behaviour must be the same as scanning: the newest matching stub wins.
+@Suite("Stubs filed by exact query")
+struct QueryIndexTests {
+    private func answer(_ stubs: StubRegistry, _ url: String, method: String = "GET") -> String? {
+        guard case .respond(let response, _, _) = stubs.resolve(request(method, url), reportingMisses: false),
+            let body = response.completionArguments(for: request(method, url)).0
+        else { return nil }
+        return String(decoding: body, as: UTF8.self)
+    }
+
+    @Test func eachOfAThousandQueryVariantsFindsItsOwnStub() {
+        let stubs = StubRegistry(reporting: .disabled)
+        for page in 0..<1000 { stubs.stub(.get, "https://api.example.com/items?page=\(page)&size=20").respond(.text("page \(page)")) }
+        #expect(answer(stubs, "https://api.example.com/items?page=0&size=20") == "page 0")
+        #expect(answer(stubs, "https://api.example.com/items?page=999&size=20") == "page 999")
+        #expect(answer(stubs, "https://api.example.com/items?page=1000&size=20") == nil)
+    }
+
+    @Test func theOrderOfTheQueryDoesNotMatter() {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "https://h/search?q=swift&sort=new").respond(.text("found"))
+        #expect(answer(stubs, "https://h/search?sort=new&q=swift") == "found")
+    }
+
+    @Test func repeatedParametersMustRepeat() {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "https://h/filter?tag=a&tag=b").respond(.text("both"))
+        #expect(answer(stubs, "https://h/filter?tag=b&tag=a") == "both")
+        #expect(answer(stubs, "https://h/filter?tag=a") == nil)
+        #expect(answer(stubs, "https://h/filter?tag=a&tag=b&tag=a") == nil)
+    }
+
+    @Test func percentEncodingIsComparedDecoded() {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "https://h/search?q=caf%C3%A9%20au%20lait").respond(.text("coffee"))
+        #expect(answer(stubs, "https://h/search?q=caf%C3%A9%20au%20lait") == "coffee")
+        #expect(answer(stubs, "https://h/search?q=caf%c3%a9%20au%20lait") == "coffee")
+    }
+
+    @Test func aNewerStubOnThePathWinsOverAnOlderOneForTheQueryAndTheReverse() {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "https://h/items?page=2").respond(.text("query, older"))
+        stubs.stub(.get, "/items").respond(.text("path, newer"))
+        #expect(answer(stubs, "https://h/items?page=2") == "path, newer")
+
+        let reversed = StubRegistry(reporting: .disabled)
+        reversed.stub(.get, "/items").respond(.text("path, older"))
+        reversed.stub(.get, "https://h/items?page=2").respond(.text("query, newer"))
+        #expect(answer(reversed, "https://h/items?page=2") == "query, newer")
+        #expect(answer(reversed, "https://h/items?page=3") == "path, older")
+    }
+
+    @Test func anExhaustedStubInABucketGivesWayToTheOlderOne() {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "https://h/items?page=1").respond(.text("always"))
+        stubs.stub(.get, "https://h/items?page=1").respond(.text("once")).once()
+        #expect(answer(stubs, "https://h/items?page=1") == "once")
+        #expect(answer(stubs, "https://h/items?page=1") == "always")
+    }
+
+    @Test func aRemovedStubLeavesItsBucketAndTheOthersStay() {
+        let stubs = StubRegistry(reporting: .disabled)
+        let first = stubs.stub(.get, "https://h/items?page=1").respond(.text("one"))
+        stubs.stub(.get, "https://h/items?page=2").respond(.text("two"))
+        stubs.remove(first)
+        #expect(answer(stubs, "https://h/items?page=1") == nil)
+        #expect(answer(stubs, "https://h/items?page=2") == "two")
+        stubs.stub(.get, "https://h/items?page=1").respond(.text("one again"))
+        #expect(answer(stubs, "https://h/items?page=1") == "one again")
+    }
+
+    @Test func hostAndSchemeStillCountInsideABucket() {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "https://a.example/items?page=1").respond(.text("a"))
+        stubs.stub(.get, "https://b.example/items?page=1").respond(.text("b"))
+        #expect(answer(stubs, "https://a.example/items?page=1") == "a")
+        #expect(answer(stubs, "https://b.example/items?page=1") == "b")
+        #expect(answer(stubs, "http://a.example/items?page=1") == nil)
+    }
+
+    @Test func anUnmatchedReportStillNamesTheNearQueryVariants() {
+        let failures = CollectedFailures()
+        let stubs = StubRegistry(reporting: failures.reporting)
+        stubs.stub(.get, "https://h/items?page=1").respond(.text("one"))
+        _ = stubs.resolve(request("GET", "https://h/items?page=9"))
+        #expect(failures.all.first?.contains("query {page=9} != {page=1}") == true)
+    }
+}
