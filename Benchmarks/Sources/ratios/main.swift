@@ -24,6 +24,20 @@ func formatTime(_ seconds: Double) -> String {
 
 func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2fx", a / b) }
 
+/// Runs this executable again with `childArguments` (a measuring child: a fresh process, so its
+/// peak memory is its own) and returns what it printed.
+func runChild(_ childArguments: [String]) throws -> String {
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: arguments[0])
+    child.arguments = childArguments
+    let pipe = Pipe()
+    child.standardOutput = pipe
+    try child.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    child.waitUntilExit()
+    return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
 // MARK: Profiling one scenario alone: `ratios --profile-mocked N` (for callgrind).
 
 if let index = arguments.firstIndex(of: "--profile-mocked"), index + 1 < arguments.count, let count = Int(arguments[index + 1]) {
@@ -195,16 +209,9 @@ var largeInputFailures: [String] = []
     row("(9) unmatched report, \(megabytes) MB body", "\(formatTime(reporting)), \(reportLength) bytes long", "", "a few KB")
     let recordSize = smoke ? 10 << 20 : 100 << 20
     for kind in ["binary", "json"] {
-        let recordChild = Process()
-        recordChild.executableURL = URL(fileURLWithPath: arguments[0])
-        recordChild.arguments = ["--record-child", String(recordSize), kind]
-        let recordPipe = Pipe()
-        recordChild.standardOutput = recordPipe
-        try recordChild.run()
-        let recordOutput = String(decoding: recordPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ")
-        recordChild.waitUntilExit()
+        let recordOutput = try runChild(["--record-child", String(recordSize), kind]).split(separator: " ")
         let recordPeak = Double(recordOutput.first.map(String.init) ?? "") ?? .nan
-        let recordSeconds = Double(recordOutput.last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "") ?? .nan
+        let recordSeconds = Double(recordOutput.last.map(String.init) ?? "") ?? .nan
         if !(recordPeak <= 2 * Double(recordSize)) {
             largeInputFailures.append(
                 String(format: "recording a %@ body peaked at %.2fx the body (target 2x)", kind, recordPeak / Double(recordSize)))
@@ -239,15 +246,7 @@ var largeInputFailures: [String] = []
     }
     let serverURL = String(decoding: serverLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     func childPeak(_ kind: String, size: Int) throws -> Double {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: arguments[0])
-        child.arguments = ["--transfer-child", kind, String(size), "--server", serverURL]
-        let pipe = Pipe()
-        child.standardOutput = pipe
-        try child.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        return Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
+        Double(try runChild(["--transfer-child", kind, String(size), "--server", serverURL])) ?? .nan
     }
     // Peak memory must not grow with the body: two sizes side by side show it.
     let smallSize = size / 10
@@ -438,15 +437,7 @@ try await server.stop()
 // 7
 let bodySize = smoke ? 10 << 20 : 100 << 20
 func peakMemory(raw: Bool) throws -> Double {
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: arguments[0])
-    child.arguments = ["--peak-memory-child", raw ? "raw" : "client", String(bodySize)]
-    let pipe = Pipe()
-    child.standardOutput = pipe
-    try child.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    child.waitUntilExit()
-    return Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
+    Double(try runChild(["--peak-memory-child", raw ? "raw" : "client", String(bodySize)])) ?? .nan
 }
 let peakRaw = try peakMemory(raw: true)
 let peak = try peakMemory(raw: false)
