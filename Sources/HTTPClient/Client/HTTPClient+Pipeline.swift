@@ -3,7 +3,8 @@ import Foundation
 // MARK: - One attempt
 
 extension HTTPClient {
-    /// Sends one prepared request and reports it to ``onEvent``. Every API ends up here.
+    /// Sends one prepared request and reports it to ``onEvent``: every whole-body API ends up
+    /// here (streams, downloads and uploads go through ``measuredAttempt(_:number:head:_:)``).
     func startAttempt(
         _ urlRequest: URLRequest, validation: Validation, attempt: Int,
         completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
@@ -13,25 +14,30 @@ extension HTTPClient {
         let started = onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         let task = session.makeDataTask(with: urlRequest) { data, response, error in
             let result = Self.result(data: data, response: response, error: error, requestURL: urlRequest.url, validation: validation)
-            if let onEvent {
-                onEvent(
-                    HTTPClientEvent(
-                        urlRequest: urlRequest, result: result, attempt: attempt, redaction: redaction,
-                        duration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
-            }
+            onEvent?(HTTPClientEvent(urlRequest: urlRequest, result: result, attempt: attempt, redaction: redaction, started: started))
             completion(result)
         }
         task.resume()
         return task
     }
 
-    /// Tells ``onEvent`` how an attempt that began at `started` (uptime nanoseconds) ended.
-    func report(_ urlRequest: URLRequest, _ result: Result<Response, HTTPClientError>, attempt: Int, started: UInt64) {
-        guard let onEvent else { return }
-        onEvent(
-            HTTPClientEvent(
-                urlRequest: urlRequest, result: result, attempt: attempt, redaction: redaction,
-                duration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
+    /// One `async` attempt of a stream, a download or an upload: not sent once the task is
+    /// cancelled, a thrown error typed (``HTTPClientError/cancelled`` when the task was), and
+    /// ``onEvent`` told how it ended, with `head` of a success.
+    func measuredAttempt<Value>(
+        _ urlRequest: URLRequest, number: Int, head: (Value) -> Response,
+        _ send: () async throws -> Result<Value, HTTPClientError>
+    ) async -> Result<Value, HTTPClientError> {
+        if Task.isCancelled { return .failure(.cancelled) }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let result: Result<Value, HTTPClientError>
+        do {
+            result = try await send()
+        } catch {
+            result = .failure(Task.isCancelled ? .cancelled : HTTPClientError(transportError: error, url: urlRequest.url))
+        }
+        onEvent?(HTTPClientEvent(urlRequest: urlRequest, result: result.map(head), attempt: number, redaction: redaction, started: started))
+        return result
     }
 
     /// One attempt as an `async` call that cancels its data task when the Swift task is cancelled.
@@ -170,10 +176,12 @@ final class PipelineTask: URLSessionDataTaskProtocol {
 }
 
 extension HTTPClientEvent {
+    /// The event of an attempt that began at `started` (uptime nanoseconds) and ends now.
     init(
         urlRequest: URLRequest, result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int,
-        redaction: Redaction, duration: TimeInterval
+        redaction: Redaction, started: UInt64
     ) {
+        let duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         let response: HTTPClient.Response?
         let error: HTTPClientError?
         switch result {

@@ -124,15 +124,21 @@ public struct HTTPClient: Sendable {
         if let error {
             return .failure(HTTPClientError(transportError: error, url: requestURL))
         }
+        return Self.response(response, body: data, requestURL: requestURL).flatMap { response in
+            validation.accepts(response) ? .success(response) : .failure(.unacceptableStatus(response))
+        }
+    }
+
+    /// The typed response of what a session answered, before validation: its URL falls back to
+    /// the request's; anything but an HTTP response is ``HTTPClientError/nonHTTPResponse(url:)``.
+    /// For a stream or a download, `body` is `nil` and the response is the head alone.
+    static func response(_ response: URLResponse?, body: Data?, requestURL: URL?) -> Result<Response, HTTPClientError> {
         guard let httpResponse = response as? HTTPURLResponse else {
             return .failure(.nonHTTPResponse(url: response?.url ?? requestURL))
         }
-        var response = Response(httpResponse, body: data)
-        if response.url == nil { response.url = requestURL }
-        guard validation.accepts(response) else {
-            return .failure(.unacceptableStatus(response))
-        }
-        return .success(response)
+        var typed = Response(httpResponse, body: body)
+        if typed.url == nil { typed.url = requestURL }
+        return .success(typed)
     }
 
     static func acceptingJSON(_ request: Request) -> Request {

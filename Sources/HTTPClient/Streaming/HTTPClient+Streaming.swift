@@ -43,32 +43,21 @@ extension HTTPClient {
     /// One attempt of a stream: the session's `chunks(for:)`, validated on its head.
     private func streamAttempt(
         _ urlRequest: URLRequest, validation: Validation, number: Int
-    ) async -> Result<
-        StreamedResponse, HTTPClientError
-    > {
-        if Task.isCancelled { return .failure(.cancelled) }
-        let started = DispatchTime.now().uptimeNanoseconds
-        let result: Result<StreamedResponse, HTTPClientError>
-        do {
+    ) async -> Result<StreamedResponse, HTTPClientError> {
+        await measuredAttempt(urlRequest, number: number, head: \.head) {
             let (stream, response) = try await session.chunks(for: urlRequest)
             let chunks = BodyChunks(stream, url: response.url ?? urlRequest.url)
-            if let http = response as? HTTPURLResponse {
-                var head = Response(http, body: nil)
-                if head.url == nil { head.url = urlRequest.url }
-                if validation.accepts(head) {
-                    result = .success(StreamedResponse(head: head, chunks: chunks))
-                } else {
+            switch Self.response(response, body: nil, requestURL: urlRequest.url) {
+            case .failure(let error):
+                return .failure(error)
+            case .success(var head):
+                guard validation.accepts(head) else {
                     // The error carries what a rejected answer says, within a bound.
                     head.body = (try? await chunks.collect(upTo: Self.rejectedStreamBodyLimit)) ?? Data()
-                    result = .failure(.unacceptableStatus(head))
+                    return .failure(.unacceptableStatus(head))
                 }
-            } else {
-                result = .failure(.nonHTTPResponse(url: response.url ?? urlRequest.url))
+                return .success(StreamedResponse(head: head, chunks: chunks))
             }
-        } catch {
-            result = .failure(Task.isCancelled ? .cancelled : HTTPClientError(transportError: error, url: urlRequest.url))
         }
-        report(urlRequest, result.map(\.head), attempt: number, started: started)
-        return result
     }
 }

@@ -85,13 +85,10 @@ extension HTTPClient {
         _ request: Request, body: UploadBody, progress: (@Sendable (TransferProgress) -> Void)?
     ) async -> Result<Response, HTTPClientError> {
         await run(request) { urlRequest, validation, number in
-            if Task.isCancelled { return .failure(.cancelled) }
-            let started = DispatchTime.now().uptimeNanoseconds
             var upload = urlRequest
             upload.httpBody = nil
             upload.httpBodyStream = nil
-            let result: Result<Response, HTTPClientError>
-            do {
+            return await measuredAttempt(upload, number: number, head: { $0 }) {
                 // Without progress, the session's own upload (no delegate hop per chunk).
                 let (data, response) =
                     switch (body, progress) {
@@ -100,12 +97,8 @@ extension HTTPClient {
                     case (.data(let bytes), nil): try await session.upload(for: upload, from: bytes)
                     case (.file(let file), nil): try await session.upload(for: upload, fromFile: file)
                     }
-                result = Self.result(data: data, response: response, error: nil, requestURL: upload.url, validation: validation)
-            } catch {
-                result = .failure(Task.isCancelled ? .cancelled : HTTPClientError(transportError: error, url: upload.url))
+                return Self.result(data: data, response: response, error: nil, requestURL: upload.url, validation: validation)
             }
-            report(upload, result, attempt: number, started: started)
-            return result
         }
     }
 
@@ -113,10 +106,7 @@ extension HTTPClient {
         _ urlRequest: URLRequest, validation: Validation, number: Int, to destination: URL?,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async -> Result<DownloadedFile, HTTPClientError> {
-        if Task.isCancelled { return .failure(.cancelled) }
-        let started = DispatchTime.now().uptimeNanoseconds
-        let result: Result<DownloadedFile, HTTPClientError>
-        do {
+        await measuredAttempt(urlRequest, number: number, head: \.head) {
             // Without progress, the session's own download: on Linux the progress path costs a
             // delegate-queue hop per chunk (measured: 0.71x the throughput of `download(for:)`).
             let (file, response) =
@@ -125,24 +115,22 @@ extension HTTPClient {
                 } else {
                     try await session.download(for: urlRequest)
                 }
-            result = Self.downloaded(file, response: response, requestURL: urlRequest.url, validation: validation, to: destination)
-        } catch {
-            result = .failure(Task.isCancelled ? .cancelled : HTTPClientError(transportError: error, url: urlRequest.url))
+            return Self.downloaded(file, response: response, requestURL: urlRequest.url, validation: validation, to: destination)
         }
-        report(urlRequest, result.map(\.head), attempt: number, started: started)
-        return result
     }
 
     /// Validates a downloaded response and moves its file where it was asked to go.
     private static func downloaded(
         _ file: URL, response: URLResponse, requestURL: URL?, validation: Validation, to destination: URL?
     ) -> Result<DownloadedFile, HTTPClientError> {
-        guard let http = response as? HTTPURLResponse else {
+        var head: Response
+        switch Self.response(response, body: nil, requestURL: requestURL) {
+        case .success(let typed):
+            head = typed
+        case .failure(let error):
             try? FileManager.default.removeItem(at: file)
-            return .failure(.nonHTTPResponse(url: response.url ?? requestURL))
+            return .failure(error)
         }
-        var head = Response(http, body: nil)
-        if head.url == nil { head.url = requestURL }
         guard validation.accepts(head) else {
             // The error carries what a rejected answer says, within a bound; the file goes.
             head.body = (try? FileHandle(forReadingFrom: file)).flatMap { try? $0.read(upToCount: rejectedStreamBodyLimit) } ?? Data()
