@@ -187,15 +187,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URLResponse, any Error>) in
                 let task = startTask(for: request) { delivery in
-                    guard let response = delivery.response, delivery.error == nil || !delivery.parts.isEmpty else {
-                        let error = delivery.error ?? URLError(.badServerResponse)
-                        continuation.resume(throwing: error)
-                        chunks.finish(throwing: error)
-                        return
-                    }
-                    continuation.resume(returning: response)
-                    let parts = delivery.parts.isEmpty ? [StreamPart.data(delivery.data ?? Data())] : delivery.parts
-                    ChunkFeed.feed(parts, to: chunks, waitingOutPauses: simulatesLatency)
+                    continuation.resume(with: ChunkFeed.feed(delivery, to: chunks, waitingOutPauses: simulatesLatency))
                 }
                 chunks.onTermination = { _ in task.cancel() }
                 cancellation.register(task)

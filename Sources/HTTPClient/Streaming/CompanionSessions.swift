@@ -169,7 +169,7 @@ final class CompanionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownl
 
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         // The session deletes `location` when this returns: the file is moved out now.
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-download-\(UUID().uuidString).tmp")
+        let file = URLSession.newDownloadFile()
         let moved = (try? FileManager.default.moveItem(at: location, to: file)) != nil
         waiters.withLock { waiters in
             guard case .download(let continuation, let progress, _) = waiters[downloadTask.taskIdentifier] else { return }

@@ -4,7 +4,7 @@ import Foundation
 /// parser dispatches it (§9.2, "Server-sent events").
 ///
 /// ```swift
-/// for try await event in try await client.stream("https://api.example.com/feed").serverSentEvents {
+/// for try await event in try await client.stream(.get("https://api.example.com/feed")).serverSentEvents() {
 ///     if event.type == "token" { print(event.data, terminator: "") }
 /// }
 /// ```

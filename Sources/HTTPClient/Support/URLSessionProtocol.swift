@@ -128,7 +128,7 @@ extension URLSessionProtocol {
     /// Loads `request` and writes the body to a new file in the temporary directory.
     public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
         let (body, response) = try await data(for: request)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-download-\(UUID().uuidString).tmp")
+        let file = Self.newDownloadFile()
         do {
             try body.write(to: file)
         } catch {
@@ -154,7 +154,7 @@ extension URLSessionProtocol {
         for request: URLRequest, progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> (URL, URLResponse) {
         let (chunks, response) = try await chunks(for: request)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-download-\(UUID().uuidString).tmp")
+        let file = Self.newDownloadFile()
         guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
             var userInfo = Self.failingURL(request)
             userInfo[NSLocalizedDescriptionKey] = "The download could not be written to \(file.path)."
@@ -193,6 +193,11 @@ extension URLSessionProtocol {
         let answer = try await upload(for: request, from: bodyData)
         progress(TransferProgress(bytes: Int64(bodyData.count), expectedBytes: Int64(bodyData.count)))
         return answer
+    }
+
+    /// A new file name in the temporary directory for a downloaded body.
+    static func newDownloadFile() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-download-\(UUID().uuidString).tmp")
     }
 
     private static func failingURL(_ request: URLRequest) -> [String: Any] {

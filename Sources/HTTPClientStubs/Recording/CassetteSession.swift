@@ -156,14 +156,11 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
             case .unmatched where records, .passthrough:
                 break  // recorded from the real session below
             case .respond(let response, let recorded, let stub):
-                let (data, urlResponse, error) = response.completionArguments(for: recorded.urlRequest)
-                guard let urlResponse, error == nil || !response.streamParts.isEmpty else {
-                    throw error ?? URLError(.badServerResponse)
-                }
-                stub.noteDelivered(recorded)
+                var delivery = Delivery(request: recorded.urlRequest, arguments: response.completionArguments(for: recorded.urlRequest))
+                delivery.parts = response.streamParts
                 let (stream, chunks) = AsyncThrowingStream<Data, any Error>.makeStream()
-                let parts = response.streamParts.isEmpty ? [StreamPart.data(data ?? Data())] : response.streamParts
-                ChunkFeed.feed(parts, to: chunks, waitingOutPauses: replaysTiming)
+                let urlResponse = try ChunkFeed.feed(delivery, to: chunks, waitingOutPauses: replaysTiming).get()
+                stub.noteDelivered(recorded)
                 return (stream, urlResponse)
             case .unmatched(let error):
                 throw error

@@ -3,6 +3,22 @@ import HTTPClient
 
 /// Hands a stub's body parts to a `chunks(for:)` caller: the in-process sessions' one way.
 enum ChunkFeed {
+    /// Feeds a delivery's body to `chunks` (its parts, or its data as one chunk) and returns its
+    /// response; a delivery that failed before any response finishes `chunks` with its error
+    /// and returns it.
+    static func feed(
+        _ delivery: Delivery, to chunks: AsyncThrowingStream<Data, any Error>.Continuation, waitingOutPauses: Bool
+    ) -> Result<URLResponse, any Error> {
+        // A streamed failure comes after its chunks; any other error means no response.
+        guard let response = delivery.response, delivery.error == nil || !delivery.parts.isEmpty else {
+            let error = delivery.error ?? URLError(.badServerResponse)
+            chunks.finish(throwing: error)
+            return .failure(error)
+        }
+        feed(delivery.parts.isEmpty ? [.data(delivery.data ?? Data())] : delivery.parts, to: chunks, waitingOutPauses: waitingOutPauses)
+        return .success(response)
+    }
+
     /// Yields every data part, then finishes (or fails at a `.failure` part). Pauses are waited
     /// out only when `waitingOutPauses`; otherwise everything is ready when this returns.
     static func feed(_ parts: [StreamPart], to chunks: AsyncThrowingStream<Data, any Error>.Continuation, waitingOutPauses: Bool) {
