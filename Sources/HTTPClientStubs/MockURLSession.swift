@@ -45,8 +45,12 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     let behaviour: SessionBehaviour
 
     /// Where `Set-Cookie` from stubs lands, and where later requests' `Cookie` comes from: the
-    /// configuration's storage (a fresh, empty one for the default `.ephemeral`).
-    public var cookieStorage: HTTPCookieStorage? { behaviour.cookieStorage }
+    /// configuration's storage (a fresh, empty one without a configuration).
+    public var cookieStorage: HTTPCookieStorage? {
+        // The test may add cookies of its own from here on.
+        behaviour.privateJar?.noteMayHoldCookies()
+        return behaviour.cookieStorage
+    }
 
     /// Creates a session.
     ///
@@ -54,7 +58,9 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     ///   - stubs: The registry to answer from. Without one, the session makes its own, which
     ///     answers 200 with an empty body when nothing else does.
     ///   - configuration: What a real session would be made with: its cookie storage, cookie
-    ///     accept policy and `httpShouldSetCookies`, and `timeoutIntervalForRequest` apply.
+    ///     accept policy and `httpShouldSetCookies`, `timeoutIntervalForRequest`, URL cache and
+    ///     request cache policy apply. Without one, the session behaves as with `.ephemeral`
+    ///     and keeps cookies in a jar of its own (``cookieStorage``).
     ///   - followsRedirects: Follow 3xx answers with `Location` as `URLSession` does (every hop
     ///     is a request of its own); `false` delivers them as they are.
     ///   - simulatesLatency: Wait out ``MockResponse/latency`` and ``MockResponse/throughput``.
@@ -63,7 +69,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     ///   - passthroughSession: The session for the requests the registry lets through.
     public init(
         stubs: StubRegistry? = nil,
-        configuration: URLSessionConfiguration = .ephemeral,
+        configuration: URLSessionConfiguration? = nil,
         followsRedirects: Bool = true,
         simulatesLatency: Bool = false,
         passthroughSession: any URLSessionProtocol = URLSession.shared,
@@ -76,7 +82,9 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         self.stubs = registry
         self.simulatesLatency = simulatesLatency
         self.passthroughSession = passthroughSession
-        behaviour = SessionBehaviour(configuration: configuration, followsRedirects: followsRedirects)
+        var behaviour = SessionBehaviour(configuration: configuration ?? .ephemeral, followsRedirects: followsRedirects)
+        if configuration == nil { behaviour.privateJar = PrivateCookieJar() }
+        self.behaviour = behaviour
 
         queuedAnswers = registry.addFallback(.any, site: site).named("answers queued with enqueue").allowingUnused()
         queuedAnswers.enqueue([])

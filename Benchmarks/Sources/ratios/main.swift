@@ -38,12 +38,15 @@ func runChild(_ childArguments: [String]) throws -> String {
     return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-// MARK: Profiling one scenario alone: `ratios --profile-mocked N` (for callgrind).
+// MARK: Profiling one scenario alone: `ratios --profile-mocked N` (for callgrind);
 
-if let index = arguments.firstIndex(of: "--profile-mocked"), index + 1 < arguments.count, let count = Int(arguments[index + 1]) {
-    let get = Scenarios.mockedGet()
-    for _ in 0..<count { get() }
-    exit(0)
+// `--profile-floor N` runs the floor alone, to compare instruction counts.
+for (flag, scenario) in [("--profile-mocked", Scenarios.mockedGet), ("--profile-floor", Scenarios.floor)] {
+    if let index = arguments.firstIndex(of: flag), index + 1 < arguments.count, let count = Int(arguments[index + 1]) {
+        let operation = scenario()
+        for _ in 0..<count { operation() }
+        exit(0)
+    }
 }
 
 // `ratios --profile-loopback - N`: N sequential loopback GETs, raw then HTTPClient in

@@ -60,31 +60,42 @@ public struct PathPattern: Sendable, Hashable, ExpressibleByStringLiteral, Custo
         return nil
     }
 
-    /// The first path segment every matching path starts with, when the pattern fixes one:
-    /// `items` for `/items/{id}` and for the prefix `/items/`, nil for `/{kind}/1` or the
-    /// prefix `/it`. Lets the registry index templates and prefixes too.
-    var fixedFirstSegment: String? {
+    /// The leading whole segments every matching path starts with, when the pattern fixes
+    /// any: `/v1/users` for `/v1/users/{id}` and for the prefix `/v1/users/`, `/v1` for the
+    /// prefix `/v1/us`, nil for `/{kind}/1` or the prefix `/v`. Lets the registry index
+    /// templates and prefixes: a thousand templates that share their first segment
+    /// (`/v1/res{N}/{id}`) still land in a thousand buckets.
+    var fixedLeadingSegments: String? {
+        let literals: [Substring]
         switch kind {
         case .exact:
             return nil
         case .template(let segments):
-            guard segments.count > 1, segments[0] == .literal(""), case .literal(let first) = segments[1], !first.isEmpty else {
-                return nil
+            // After the empty segment before the leading "/", the literals up to the first
+            // capture, never the last segment (a whole path is not a prefix of itself).
+            guard segments.first == .literal("") else { return nil }
+            literals = segments.dropFirst().dropLast().prefix { if case .literal = $0 { true } else { false } }.map {
+                if case .literal(let text) = $0 { Substring(text) } else { "" }
             }
-            return first
         case .prefix(let prefix):
-            let parts = prefix.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-            // "/items/..." has ["", "items/..."]: the first segment is complete only if a "/" follows it.
-            guard parts.count == 2, parts[0].isEmpty, let end = parts[1].firstIndex(of: "/"), end != parts[1].startIndex else {
-                return nil
-            }
-            return String(parts[1][..<end])
+            // "/v1/users/x" fixes "v1" and "users": only segments a "/" follows are whole.
+            let parts = prefix.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count > 2, parts[0].isEmpty else { return nil }
+            literals = Array(parts.dropFirst().dropLast())
         }
+        return literals.isEmpty ? nil : "/" + literals.joined(separator: "/")
     }
 
-    /// The first segment of a request path: `items` for `/items/42`.
-    static func firstSegment(of path: String) -> Substring {
-        path.dropFirst().prefix { $0 != "/" }
+    /// The keys ``fixedLeadingSegments`` can take for a request's `path`: each prefix of it
+    /// that ends before a `/` (`/v1` and `/v1/users` for `/v1/users/42`).
+    static func leadingSegmentKeys(of path: String) -> [Substring] {
+        var keys: [Substring] = []
+        var index = path.utf8.startIndex
+        while index < path.utf8.endIndex {
+            if path.utf8[index] == UInt8(ascii: "/"), index != path.utf8.startIndex { keys.append(Substring(path)[..<index]) }
+            index = path.utf8.index(after: index)
+        }
+        return keys
     }
 
     /// The captures when `path` matches (empty for exact and prefix patterns), else `nil`.

@@ -6,23 +6,80 @@ import HTTPClient
 /// The body is read once, from `httpBody` or, when Foundation moved it there, from
 /// `httpBodyStream`, so matchers and assertions always see it.
 public struct RecordedRequest: Sendable, CustomStringConvertible {
+    /// What every copy of one request shares: the request as captured, and what is parsed from
+    /// it on first use. A recorded request is copied into the log, into each stub's calls and
+    /// into its answer: with one reference to share, a copy costs a retain, not a dozen.
+    final class Capture: Sendable {
+        let urlRequest: URLRequest
+        let method: HTTPMethod
+        let url: URL
+        let urlString: String
+        let path: String
+        let headers: HTTPHeaders
+        let body: Data
+        let bodyStreamError: BodyStreamError?
+        let isBodyHidden: Bool
+        let hasQuery: Bool
+        /// Parsed once, on first use, for every condition that asks: only a request that has a
+        /// query or a body has anything to parse (a plain GET allocates no box).
+        let parsed: Locked<Parsed>?
+
+        struct Parsed: Sendable {
+            var queryItems: [URLQueryItem]?
+            var queryKey: String?
+            /// `.some(nil)`: parsed, and not JSON.
+            var json: JSONValue??
+        }
+
+        init(_ request: URLRequest, bodyIsHidden: Bool) {
+            let (request, streamError) = RecordedRequest.readingBodyStream(request)
+            bodyStreamError = streamError
+            isBodyHidden = bodyIsHidden
+            let body = request.httpBody ?? Data()
+            let url = request.url ?? URL(fileURLWithPath: "/")
+            urlRequest = request
+            method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+            self.url = url
+            let urlString = url.absoluteString
+            self.urlString = urlString
+            let split = RecordedRequest.splitting(url, urlString)
+            path = split.path
+            hasQuery = split.hasQuery
+            headers = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
+            self.body = body
+            parsed = body.isEmpty && !split.hasQuery ? nil : Locked(Parsed())
+        }
+
+        /// The cached value at `keyPath`, computed by `parse` (outside the lock) the first time.
+        func parsed<Value: Sendable>(_ keyPath: WritableKeyPath<Parsed, Value?>, _ parse: () -> Value) -> Value {
+            guard let parsed else { return parse() }
+            if let value = parsed.withLock({ $0[keyPath: keyPath] }) { return value }
+            let value = parse()
+            parsed.withLock { $0[keyPath: keyPath] = value }
+            return value
+        }
+    }
+
+    let capture: Capture
+
     /// The request with its body in `httpBody` (a stream body is drained into it).
-    public let urlRequest: URLRequest
-    public let method: HTTPMethod
-    public let url: URL
+    public var urlRequest: URLRequest { capture.urlRequest }
+    public var method: HTTPMethod { capture.method }
+    public var url: URL { capture.url }
     /// The percent-decoded path; `/` when the URL has none.
-    public let path: String
-    /// The query items in order (names and values percent-decoded). Parsed when asked: most
-    /// requests are matched without looking at their query.
+    public var path: String { capture.path }
+    /// The query items in order (names and values percent-decoded, empty pairs skipped),
+    /// split as the registry splits a stub's query, so the two always agree. Parsed once, when
+    /// first asked: most requests are matched without looking at their query.
     public var queryItems: [URLQueryItem] {
-        URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
+        capture.parsed(\.queryItems) { Self.queryItems(in: capture.urlString) }
     }
     /// The URL as text, kept from capture: the scheme, host and query are read from it by
     /// hand when a condition asks, never through `URL`'s accessors (which bridge on Linux).
-    let urlString: String
-    public let headers: HTTPHeaders
+    var urlString: String { capture.urlString }
+    public var headers: HTTPHeaders { capture.headers }
     /// The body; empty when the request has none.
-    public let body: Data
+    public var body: Data { capture.body }
     /// Values captured by a path template such as `/users/{id}` of the stub that answered.
     public internal(set) var pathParameters: [String: String] = [:]
     /// The file of the fixture folder that answered, when one did.
@@ -32,12 +89,12 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
 
     /// Why the body stream could not be read whole, when it could not: the request must fail
     /// with this error rather than be answered as if its body were what was read.
-    public let bodyStreamError: BodyStreamError?
+    public var bodyStreamError: BodyStreamError? { capture.bodyStreamError }
 
     /// Whether the body was sent but never shown to the stubs: an upload task's body through
     /// the URLProtocol transport stays inside `URLSession`. Body conditions then fail and say
     /// so, rather than match an empty ``body``.
-    public let isBodyHidden: Bool
+    public var isBodyHidden: Bool { capture.isBodyHidden }
 
     /// Captures `request`. A request without a URL is recorded as `about:blank`.
     public init(_ request: URLRequest) {
@@ -46,55 +103,50 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
 
     /// Captures `request`, whose body the transport could not see when `bodyIsHidden`.
     init(_ request: URLRequest, bodyIsHidden: Bool) {
-        let (request, streamError) = Self.readingBodyStream(request)
-        bodyStreamError = streamError
-        isBodyHidden = bodyIsHidden
-        let body = request.httpBody ?? Data()
-        let url = request.url ?? URL(fileURLWithPath: "/")
-        urlRequest = request
-        method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
-        self.url = url
-        urlString = url.absoluteString
-        path = Self.decodedPath(of: url, string: urlString)
-        headers = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
-        self.body = body
+        capture = Capture(request, bodyIsHidden: bodyIsHidden)
     }
 
     /// The percent-decoded path, `/` when there is none. Hierarchical URLs (`scheme://...`),
     /// nearly all of them, are split by hand: `URLComponents` would parse the whole URL, the
     /// larger part of a mocked round trip.
     static func decodedPath(of url: URL, string: String) -> String {
-        let bytes = string.utf8
-        // Scanned as UTF-8 bytes: `range(of:)` and Character indexing cost more than the rest
-        // of a mocked round trip. The delimiters are ASCII, so byte offsets are valid indices.
-        var index = bytes.startIndex
-        var afterScheme: String.Index?
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: ":") {
-                let next = bytes.index(after: index)
-                if next < bytes.endIndex, bytes[next] == UInt8(ascii: "/"),
-                    bytes.index(after: next) < bytes.endIndex, bytes[bytes.index(after: next)] == UInt8(ascii: "/")
-                {
-                    afterScheme = bytes.index(next, offsetBy: 2)
+        splitting(url, string).path
+    }
+
+    /// The decoded path, and whether a query follows it.
+    private static func splitting(_ url: URL, _ string: String) -> (path: String, hasQuery: Bool) {
+        var string = string
+        // Scanned as contiguous UTF-8 bytes (String.Index arithmetic cost more than the rest of
+        // the capture). The delimiters are ASCII, so byte offsets split the text cleanly.
+        let split = string.withUTF8 { bytes -> (raw: String, hasQuery: Bool)? in
+            var index = 0
+            var afterScheme: Int?
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ":") {
+                    if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") {
+                        afterScheme = index + 3
+                    }
+                    break
                 }
-                break
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                index += 1
             }
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-            index = bytes.index(after: index)
+            guard var start = afterScheme else { return nil }
+            func isEnd(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") }
+            while start < bytes.count, bytes[start] != UInt8(ascii: "/"), !isEnd(bytes[start]) { start += 1 }
+            var end = start
+            while end < bytes.count, !isEnd(bytes[end]) { end += 1 }
+            let hasQuery = end < bytes.count && bytes[end] == UInt8(ascii: "?")
+            guard end > start else { return ("/", hasQuery) }
+            return (String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self), hasQuery)
         }
-        guard let afterScheme else {
+        guard let split else {
             let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.path ?? url.path
-            return path.isEmpty ? "/" : path
+            return (path.isEmpty ? "/" : path, string.utf8.contains(UInt8(ascii: "?")))
         }
-        func isEnd(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") }
-        guard let start = bytes[afterScheme...].firstIndex(where: { $0 == UInt8(ascii: "/") || isEnd($0) }),
-            bytes[start] == UInt8(ascii: "/")
-        else { return "/" }
-        let end = bytes[start...].firstIndex(where: isEnd) ?? bytes.endIndex
-        let raw = Substring(bytes[start..<end])
-        guard bytes[start..<end].contains(UInt8(ascii: "%")) else { return String(raw) }
-        return raw.removingPercentEncoding ?? String(raw)
+        guard split.raw.utf8.contains(UInt8(ascii: "%")) else { return (split.raw, split.hasQuery) }
+        return (split.raw.removingPercentEncoding ?? split.raw, split.hasQuery)
     }
 
     // MARK: Parts of the URL, read from its text
@@ -127,12 +179,13 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         return authority[..<colon]
     }
 
-    /// The query as the registry indexes it (see `RequestMatcher.queryKey`); set once by the
-    /// registry when it files stubs by query, so every condition reuses it.
-    var cachedQueryKey: String?
+    /// The query as the registry indexes it (see `RequestMatcher.queryKey`), built once.
+    var queryKey: String {
+        capture.parsed(\.queryKey) { RequestMatcher.queryKey(queryItems) }
+    }
 
-    /// The query as the registry indexes it (see `RequestMatcher.queryKey`).
-    var queryKey: String { cachedQueryKey ?? RequestMatcher.queryKey(Self.queryItems(in: urlString)) }
+    /// Whether the URL has a query at all (seen while its path was split).
+    var hasQuery: Bool { capture.hasQuery }
 
     /// The query items of `url`, split by hand as ``StubTarget`` splits a target's query (empty
     /// pairs skipped, names and values percent-decoded): `URLComponents` would parse the whole URL.
@@ -181,8 +234,11 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The body as UTF-8 text, or `nil` if it is not valid UTF-8.
     public var text: String? { String(data: body, encoding: .utf8) }
 
-    /// The body parsed as JSON, or `nil` if it is not JSON.
-    public var json: JSONValue? { try? JSONValue(parsing: body) }
+    /// The body parsed as JSON, or `nil` if it is not JSON. Parsed once per request, however
+    /// many conditions and copies ask.
+    public var json: JSONValue? {
+        capture.parsed(\.json) { try? JSONValue(parsing: body) }
+    }
 
     /// Decodes the body as JSON into `type`.
     public func decodeBody<Value: Decodable>(as type: Value.Type, using decoder: JSONDecoder = JSONDecoder()) throws -> Value {

@@ -35,7 +35,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// no text: most candidates a registry tries are rejected, and formatting a reason for each
     /// cost more than the rest of the match), and `explain` says why, for reports only.
     indirect enum Node: Sendable {
-        case condition(description: String, test: @Sendable (RecordedRequest) -> Captures?, explain: @Sendable (RecordedRequest) -> Check)
+        /// `requires`: a value the condition cannot pass without, which a registry files the
+        /// stub under (see ``RequiredValue``).
+        case condition(
+            description: String, test: @Sendable (RecordedRequest) -> Captures?, explain: @Sendable (RecordedRequest) -> Check,
+            requires: RequiredValue? = nil)
         case all([Node])
         case any([Node])
         case not(Node)
@@ -67,11 +71,23 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// A leaf whose yes-or-no `test` allocates nothing; `reason` runs only for reports.
     init(
         _ description: String, test: @escaping @Sendable (RecordedRequest) -> Bool,
-        reason: @escaping @Sendable (RecordedRequest) -> String
+        reason: @escaping @Sendable (RecordedRequest) -> String, requires: RequiredValue? = nil
     ) {
         node = .condition(
             description: description, test: { test($0) ? Captures() : nil },
-            explain: { request in test(request) ? .pass : .fail(reason: reason(request)) })
+            explain: { request in test(request) ? .pass : .fail(reason: reason(request)) }, requires: requires)
+    }
+
+    /// The values every request this matcher accepts must carry (a header's value, a query
+    /// item's): one from each condition of a conjunction that has one; none under `||` or `!`.
+    var requiredValues: [RequiredValue] { Self.requiredValues(node) }
+
+    private static func requiredValues(_ node: Node) -> [RequiredValue] {
+        switch node {
+        case .condition(_, _, _, let requires): requires.map { [$0] } ?? []
+        case .all(let nodes): nodes.flatMap(requiredValues)
+        case .any, .not: []
+        }
     }
 
     /// What the matcher requires, such as `method GET && path /users/{id}`.
@@ -79,7 +95,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     private static func describe(_ node: Node) -> String {
         switch node {
-        case .condition(let description, _, _): description
+        case .condition(let description, _, _, _): description
         case .all(let nodes): nodes.isEmpty ? "any request" : nodes.map(describe).joined(separator: " && ")
         case .any(let nodes): "(" + nodes.map(describe).joined(separator: " || ") + ")"
         case .not(let node): "!(\(describe(node)))"
@@ -122,7 +138,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     private static func quickMatch(_ node: Node, _ request: RecordedRequest) -> Captures? {
         switch node {
-        case .condition(_, let test, _):
+        case .condition(_, let test, _, _):
             return test(request)
         case .all(let nodes):
             var captures = Captures()
@@ -141,7 +157,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     private static func evaluate(_ node: Node, _ request: RecordedRequest) -> Evaluation {
         switch node {
-        case .condition(_, _, let explain):
+        case .condition(_, _, let explain, _):
             switch explain(request) {
             case .pass(let captures):
                 return Evaluation(
@@ -261,12 +277,14 @@ extension RequestMatcher {
         let missing: @Sendable ([URLQueryItem]) -> [(key: String, value: String)] = { actual in
             expected.filter { name, value in !actual.contains { $0.name == name && ($0.value ?? "") == value } }
         }
+        // Filed under its first item (a registry then finds it by that item's value); the test
+        // still checks them all.
         return RequestMatcher(
             "query contains \(format(items))", test: { missing($0.queryItems).isEmpty },
             reason: { request in
                 let actual = request.queryItems
                 return "query \(format(actual)) lacks \(format(Dictionary(uniqueKeysWithValues: missing(actual))))"
-            })
+            }, requires: expected.first.map { RequiredValue(field: .queryItem($0.key), value: $0.value) })
     }
 
     /// Exactly these query items, in any order (repeated names must repeat).
@@ -301,7 +319,7 @@ extension RequestMatcher {
                 let redaction = Redaction.standard
                 return
                     "header \(name): \(redaction.redacted(header: name, value: actual)) != \(redaction.redacted(header: name, value: value))"
-            })
+            }, requires: value.map { RequiredValue(field: .header(name.lowercased()), value: $0) })
     }
 
     /// All these headers are present with these values (names case-insensitive).

@@ -34,6 +34,8 @@ public final class Stub: Sendable, CustomStringConvertible {
         var followsRedirects = true
         var onRequest: [@Sendable (RecordedRequest) -> Void] = []
         var onDelivery: [@Sendable (RecordedRequest) -> Void] = []
+        /// The registry's, to file the stub again when a condition is added.
+        var conditionsChanged: (@Sendable (Stub) -> Void)?
     }
 
     /// Registration order in its registry: later stubs win over earlier ones.
@@ -80,7 +82,11 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// Adds a condition the request must also meet.
     @discardableResult
     public func matching(_ matcher: RequestMatcher) -> Stub {
-        state.withLock { $0.matcher = $0.matcher && matcher }
+        let changed = state.withLock { state in
+            state.matcher = state.matcher && matcher
+            return state.conditionsChanged
+        }
+        changed?(self)
         return self
     }
 
@@ -185,6 +191,19 @@ public final class Stub: Sendable, CustomStringConvertible {
 
     // MARK: Engine
 
+    /// Matches `request` and, when it matches, takes the next response and records the call
+    /// (with the path parameters and fixture file the match captured); `nil` when the stub is
+    /// exhausted or does not match. An exhausted stub is passed over before its conditions run.
+    func claimIfMatching(_ request: RecordedRequest) -> (MockResponse, RecordedRequest)? {
+        guard let matcher = state.withLock({ Self.isExhausted($0) ? nil : $0.matcher }),
+            let captures = matcher.captures(matching: request)
+        else { return nil }
+        var matched = request
+        matched.pathParameters = captures.pathParameters
+        matched.fixtureFile = captures.fixtureFile
+        return claim(matched).map { ($0, matched) }
+    }
+
     /// Takes the next response for `request` and records the call; `nil` if the stub is
     /// exhausted (another thread may have taken the last call since matching).
     func claim(_ request: RecordedRequest) -> MockResponse? {
@@ -206,6 +225,11 @@ public final class Stub: Sendable, CustomStringConvertible {
         let callbacks = state.withLock { $0.onDelivery }
         deliveries.advance()
         for callback in callbacks { callback(request) }
+    }
+
+    /// Calls `handler` after every ``matching(_:)``, outside the stub's lock.
+    func whenConditionsChange(_ handler: @escaping @Sendable (Stub) -> Void) {
+        state.withLock { $0.conditionsChanged = handler }
     }
 
     // MARK: Queues (a MockURLSession's enqueued answers)

@@ -1,14 +1,15 @@
 import HTTPClient
 
 /// Where a registry files a stub it can find without scanning: by method (or any method) and
-/// an exact path with its exact query, an exact path, or the fixed first segment of a template
-/// or prefix.
+/// an exact path with its exact query, an exact path, or the fixed leading segments of a
+/// template or prefix.
 struct StubIndexKey: Hashable, Sendable {
     enum Route: Hashable, Sendable {
         /// An exact path and query (`RequestMatcher.queryKey`): one bucket per query variant.
         case pathAndQuery(String, String)
         case path(String)
-        case firstSegment(String)
+        /// ``PathPattern/fixedLeadingSegments``: `/v1/users` for `/v1/users/{id}`.
+        case leadingSegments(String)
     }
 
     /// `nil` for a stub that takes any method.
@@ -17,12 +18,12 @@ struct StubIndexKey: Hashable, Sendable {
 
     /// The keys a request can be filed under, most specific first.
     /// - Parameter queryKey: The request's query key, when the registry has stubs filed by query.
-    static func candidates(method: HTTPMethod, path: String, firstSegment: Substring, queryKey: String?) -> [StubIndexKey] {
-        var keys = [
-            StubIndexKey(method: method, route: .path(path)), StubIndexKey(method: nil, route: .path(path)),
-            StubIndexKey(method: method, route: .firstSegment(String(firstSegment))),
-            StubIndexKey(method: nil, route: .firstSegment(String(firstSegment))),
-        ]
+    static func candidates(method: HTTPMethod, path: String, queryKey: String?) -> [StubIndexKey] {
+        var keys = [StubIndexKey(method: method, route: .path(path)), StubIndexKey(method: nil, route: .path(path))]
+        for leading in PathPattern.leadingSegmentKeys(of: path) {
+            let route = Route.leadingSegments(String(leading))
+            keys += [StubIndexKey(method: method, route: route), StubIndexKey(method: nil, route: route)]
+        }
         if let queryKey {
             keys += [
                 StubIndexKey(method: method, route: .pathAndQuery(path, queryKey)),

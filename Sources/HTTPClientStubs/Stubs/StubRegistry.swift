@@ -31,15 +31,15 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     private struct State {
         var nextID = 0
         var stubs: [Stub] = []
-        /// Stubs found without scanning, in registration order: by `METHOD path` when the path
-        /// is exact, by `METHOD /segment/*` when a template or prefix fixes the first segment
-        /// (`*` for any method).
-        var indexed: [StubIndexKey: [Stub]] = [:]
+        /// Stubs found without scanning, in registration order: by method (or any) and the
+        /// exact path with its exact query, the exact path, or the leading segments a template
+        /// or prefix fixes (see `StubIndexKey`).
+        var indexed: [StubIndexKey: StubBucket] = [:]
         /// How many of those buckets are by exact query: only then is a request's query parsed
         /// to find its bucket.
         var queryBuckets = 0
         /// Every other stub, in registration order.
-        var scanned: [Stub] = []
+        var scanned = StubBucket()
         var requests: [RecordedRequest] = []
         var unmatched: [UnmatchedRequestReport] = []
         /// The lowest-priority answers, tried oldest first once no other stub matched: a
@@ -140,7 +140,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
                 target.queryKey.map { StubIndexKey(method: method, route: .pathAndQuery(exact, $0)) }
                     ?? StubIndexKey(method: method, route: .path(exact))
             }
-            ?? path.fixedFirstSegment.map { StubIndexKey(method: method, route: .firstSegment($0)) }
+            ?? path.fixedLeadingSegments.map { StubIndexKey(method: method, route: .leadingSegments($0)) }
         return register(matcher, indexKey: key, site: site)
     }
 
@@ -151,10 +151,12 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
             state.stubs.append(stub)
             if let indexKey {
                 if indexKey.isByQuery, state.indexed[indexKey] == nil { state.queryBuckets += 1 }
-                state.indexed[indexKey, default: []].append(stub)
+                state.indexed[indexKey, default: StubBucket()].insert(stub)
             } else {
-                state.scanned.append(stub)
+                state.scanned.insert(stub)
             }
+            // A condition added later (`matching(.header(...))`) may file it under a value.
+            stub.whenConditionsChange { [weak self] stub in self?.refile(stub) }
             return stub
         }
     }
@@ -175,14 +177,25 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     public func remove(_ stub: Stub) {
         state.withLock { state in
             state.stubs.removeAll { $0 === stub }
-            state.scanned.removeAll { $0 === stub }
+            state.scanned.remove(stub)
             state.fallbacks.removeAll { $0 === stub }
             if let key = stub.indexKey {
-                state.indexed[key]?.removeAll { $0 === stub }
+                state.indexed[key]?.remove(stub)
                 if state.indexed[key]?.isEmpty == true {
                     state.indexed[key] = nil
                     if key.isByQuery { state.queryBuckets -= 1 }
                 }
+            }
+        }
+    }
+
+    /// Files `stub` again after its conditions changed, if it is still registered.
+    private func refile(_ stub: Stub) {
+        state.withLock { state in
+            if let key = stub.indexKey {
+                if state.indexed[key]?.remove(stub) == true { state.indexed[key]?.insert(stub) }
+            } else if state.scanned.remove(stub) {
+                state.scanned.insert(stub)
             }
         }
     }
@@ -266,8 +279,6 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         var request = RecordedRequest(urlRequest, bodyIsHidden: bodyIsHidden)
         state.withLock { state in
             request.sequenceNumber = state.requests.count
-            // Parsed once, for the index and every query condition.
-            if state.queryBuckets > 0 { request.cachedQueryKey = request.queryKey }
             state.requests.append(request)
         }
         if let error = request.bodyStreamError { return .failed(error) }
@@ -291,8 +302,6 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     /// The stub that would answer `request` now, without taking a response or recording a call.
     public func firstMatch(for request: RecordedRequest) -> Stub? {
-        var request = request
-        if request.cachedQueryKey == nil, state.withLock({ $0.queryBuckets > 0 }) { request.cachedQueryKey = request.queryKey }
         let (indexed, scanned) = candidates(for: request)
         var found: Stub?
         Self.forEachNewestFirst(indexed, scanned) { stub in
@@ -306,26 +315,21 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     /// Claims the first fallback, oldest first, that matches and is not exhausted.
     private func claimFallback(_ request: RecordedRequest) -> (Stub, MockResponse, RecordedRequest)? {
         for stub in state.withLock({ $0.fallbacks }) {
-            guard let captures = stub.matcher.captures(matching: request) else { continue }
-            var matched = request
-            matched.pathParameters = captures.pathParameters
-            matched.fixtureFile = captures.fixtureFile
-            if let response = stub.claim(matched) { return (stub, response, matched) }
+            if let (response, matched) = stub.claimIfMatching(request) { return (stub, response, matched) }
         }
         return nil
     }
 
-    /// The stubs that could match: the indexed buckets for the request's method, path and
-    /// first segment (merged by id), and every stub that is not indexed.
+    /// The stubs that could match: those of the indexed buckets for the request's method, path,
+    /// query and leading segments (merged by id), and the unindexed ones; in either, only the stubs that
+    /// require no header or query value, or one the request carries.
     private func candidates(for request: RecordedRequest) -> (indexed: [Stub], scanned: [Stub]) {
         state.withLock { state in
-            guard !state.indexed.isEmpty else { return ([], state.scanned) }  // a session's own answers only
+            let scanned = state.scanned.candidates(for: request)
+            guard !state.indexed.isEmpty else { return ([], scanned) }  // a session's own answers only
             let keys = StubIndexKey.candidates(
-                method: request.method, path: request.path, firstSegment: PathPattern.firstSegment(of: request.path),
-                queryKey: state.queryBuckets > 0 ? request.cachedQueryKey ?? request.queryKey : nil)
-            var buckets = keys.compactMap { state.indexed[$0] }
-            let indexed = buckets.count <= 1 ? (buckets.popLast() ?? []) : buckets.joined().sorted { $0.id < $1.id }
-            return (indexed, state.scanned)
+                method: request.method, path: request.path, queryKey: state.queryBuckets > 0 ? request.queryKey : nil)
+            return (StubBucket.merged(keys.compactMap { state.indexed[$0]?.candidates(for: request) }), scanned)
         }
     }
 
@@ -335,11 +339,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     ) -> (Stub, MockResponse, RecordedRequest)? {
         var claimed: (Stub, MockResponse, RecordedRequest)?
         Self.forEachNewestFirst(indexed, scanned) { stub in
-            guard let captures = stub.matcher.captures(matching: request) else { return false }
-            var matched = request
-            matched.pathParameters = captures.pathParameters
-            matched.fixtureFile = captures.fixtureFile
-            guard let response = stub.claim(matched) else { return false }
+            guard let (response, matched) = stub.claimIfMatching(request) else { return false }
             claimed = (stub, response, matched)
             return true
         }

@@ -19,6 +19,9 @@ package struct SessionBehaviour: Sendable {
     package var urlCache: URLCache?
     /// The configuration's `requestCachePolicy`, for requests that leave theirs at the default.
     package var requestCachePolicy: URLRequest.CachePolicy
+    /// Set when ``cookieStorage`` is a jar nobody outside the engine has seen yet (see
+    /// ``PrivateCookieJar``): while it is known to be empty, no request asks it for cookies.
+    package var privateJar: PrivateCookieJar?
 
     /// The most hops followed before a request fails with `URLError(.httpTooManyRedirects)`:
     /// 16, the limit Apple's URL loading system uses.
@@ -58,8 +61,11 @@ package struct SessionBehaviour: Sendable {
     /// How long the session waits for `request`'s response: the shorter of the request's
     /// `timeoutInterval` and the configuration's; `nil` when neither limits it.
     func timeout(for request: URLRequest) -> TimeInterval? {
-        let limits = [request.timeoutInterval, timeoutForRequest].filter { $0 > 0 && $0.isFinite }
-        return limits.min()
+        let limit = { (seconds: TimeInterval) in seconds > 0 && seconds.isFinite ? seconds : nil }
+        switch (limit(request.timeoutInterval), limit(timeoutForRequest)) {
+        case (let a?, let b?): return min(a, b)
+        case (let a, let b): return a ?? b
+        }
     }
 
     // MARK: Cookies
@@ -67,7 +73,8 @@ package struct SessionBehaviour: Sendable {
     /// Adds the stored cookies for `request`'s URL, unless it has a `Cookie` header of its own
     /// or opted out (`httpShouldHandleCookies`).
     func addingCookies(to request: URLRequest) -> URLRequest {
-        guard sendsCookies, request.httpShouldHandleCookies, let storage = cookieStorage, let url = request.url,
+        guard sendsCookies, privateJar?.isKnownEmpty != true, request.httpShouldHandleCookies, let storage = cookieStorage,
+            let url = request.url,
             request.value(forHTTPHeaderField: "Cookie") == nil,
             let cookies = storage.cookies(for: url), !cookies.isEmpty
         else { return request }
@@ -90,6 +97,7 @@ package struct SessionBehaviour: Sendable {
             return
         }
         let cookies = setCookies.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
+        privateJar?.noteMayHoldCookies()
         storage.setCookies(cookies, for: url, mainDocumentURL: request.mainDocumentURL)
     }
 
@@ -126,5 +134,23 @@ package struct SessionBehaviour: Sendable {
 
     private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
         a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
+    }
+}
+
+/// Whether a cookie storage only the engine has seen may hold cookies. A `MockURLSession` made
+/// without a configuration keeps its cookies in a fresh jar that fills only through the
+/// engine's `Set-Cookie` handling, or through the test once it has read the session's
+/// `cookieStorage`; until either happens the jar is empty, and asking it for the cookies of a
+/// URL (a sixth of a mocked round trip on Linux) is skipped.
+package final class PrivateCookieJar: Sendable {
+    private let mayHoldCookies = Locked(false)
+
+    package init() {}
+
+    var isKnownEmpty: Bool { !mayHoldCookies.current }
+
+    /// From now on the jar is asked, for good.
+    package func noteMayHoldCookies() {
+        mayHoldCookies.withLock { $0 = true }
     }
 }
