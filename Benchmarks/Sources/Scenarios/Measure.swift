@@ -15,6 +15,39 @@ public enum Measure {
         return samples.sorted()[samples.count / 2]
     }
 
+    /// Seconds per operation over one run of at least `seconds` (and `minimum` operations):
+    /// one short round, for tables that alternate many scenarios round by round.
+    public static func perOperation(forAtLeast seconds: Double, minimum: Int = 3, _ operation: () -> Void) -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        var count = 0
+        var elapsed = 0.0
+        while count < minimum || elapsed < seconds {
+            operation()
+            count += 1
+            elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        return elapsed / Double(count)
+    }
+
+    /// The same for operations that must be awaited (from the main actor, as the table runs).
+    @MainActor
+    public static func perOperation(forAtLeast seconds: Double, minimum: Int = 3, _ operation: () async -> Void) async -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        var count = 0
+        var elapsed = 0.0
+        while count < minimum || elapsed < seconds {
+            await operation()
+            count += 1
+            elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        return elapsed / Double(count)
+    }
+
+    /// The median of `values`.
+    public static func median(_ values: [Double]) -> Double {
+        values.isEmpty ? .nan : values.sorted()[values.count / 2]
+    }
+
     /// Seconds per operation, for operations that must be awaited.
     public static func perOperation(iterations: Int, rounds: Int = 5, _ operation: () async throws -> Void) async rethrows -> Double {
         for _ in 0..<min(iterations, 50) { try await operation() }

@@ -7,7 +7,7 @@ import LoopbackServer
 /// operation to time; the operation does one unit of work (one request, one match, one parse).
 public enum Scenarios {
     /// A URL that cannot fail to parse: the literal is checked once, at start.
-    static func fixedURL(_ text: String) -> URL {
+    public static func fixedURL(_ text: String) -> URL {
         guard let url = URL(string: text) else { preconditionFailure("invalid benchmark URL \(text)") }
         return url
     }

@@ -317,6 +317,108 @@ var largeInputFailures: [String] = []
     try await server.stop()
 }
 
+// 11: every stub configuration at 1,000 and 10,000 stubs, the target registered first and
+// last, against one stub of the same configuration; in process through `MockURLSession`, and
+// through a real `URLSession` beside a plain canned URLProtocol. Each round builds fresh
+// registries (so the stubs' call logs stay small), times every scenario once for a short
+// slice, in an order that reverses every other round; the rows are medians of per-round ratios.
+@MainActor func measureStubTable() async {
+    let sizes = smoke ? [1_000] : [1_000, 10_000]
+    let rounds = smoke ? 2 : 7
+    let slice = smoke ? 0.002 : 0.02
+    let canned = Scenarios.cannedURLProtocolSession()
+    let inProcess: @Sendable (MockURLSession, URLRequest) -> Void = { session, request in
+        session.makeDataTask(with: request) { _, response, _ in
+            if response == nil { preconditionFailure("no response for \(request)") }
+        }.resume()
+    }
+    for configuration in StubConfiguration.allCases {
+        // Per scenario (0: one stub; then first and last for each size), per round.
+        var local: [[Double]] = Array(repeating: [], count: 1 + 2 * sizes.count)
+        var remote: [[Double]] = Array(repeating: [], count: 2 + 2 * sizes.count)  // the last: canned
+        for round in 0..<rounds {
+            let built = [configuration.registry(stubs: 1)] + sizes.map { configuration.registry(stubs: $0) }
+            var scenarios: [(StubRegistry, URLRequest)] = [(built[0].registry, built[0].first)]
+            for many in built.dropFirst() { scenarios += [(many.registry, many.first), (many.registry, many.last)] }
+            let mocks = built.map { MockURLSession(stubs: $0.registry) }
+            let sessions = built.map { $0.registry.makeURLSession() }
+            func owner(_ scenario: Int) -> Int { (scenario + 1) / 2 }  // which registry a scenario uses
+            var order = Array(0..<scenarios.count)
+            if !round.isMultiple(of: 2) { order.reverse() }
+            for scenario in order {
+                let (_, request) = scenarios[scenario]
+                let mock = mocks[owner(scenario)]
+                local[scenario].append(Measure.perOperation(forAtLeast: slice) { inProcess(mock, request) })
+            }
+            for scenario in (round.isMultiple(of: 2) ? [scenarios.count] + order : order + [scenarios.count]) {
+                if scenario == scenarios.count {
+                    let request = scenarios[0].1
+                    remote[scenario].append(await Measure.perOperation(forAtLeast: slice * 4) { await Scenarios.rawGet(canned, request) })
+                } else {
+                    let (_, request) = scenarios[scenario]
+                    let session = sessions[owner(scenario)]
+                    remote[scenario].append(await Measure.perOperation(forAtLeast: slice * 4) { await Scenarios.rawGet(session, request) })
+                }
+            }
+            for session in sessions { session.finishTasksAndInvalidate() }
+            for mock in mocks { mock.removeAllRecords() }
+        }
+        // Ratios per round, then their median.
+        func medianRatio(_ samples: [[Double]], _ scenario: Int, to reference: Int) -> Double {
+            Measure.median(zip(samples[scenario], samples[reference]).map { $0 / $1 })
+        }
+        let target: String
+        switch configuration {
+        case .templates: target = "<= 2x"
+        case .headers: target = "<= 10x at 1,000 (indexed: <= 1.3x)"
+        case .jsonBodies, .scannedHeaders, .scannedBodies: target = "scanned: < 100 ns a rejected candidate"
+        default: target = "<= 1.3x"
+        }
+        for (offset, size) in sizes.enumerated() {
+            let (first, last) = (1 + 2 * offset, 2 + 2 * offset)
+            var measured = "one stub \(formatTime(Measure.median(local[0])))"
+            if !configuration.isIndexed {
+                // The oldest is tried after every newer one: the difference is the candidates' cost.
+                let perCandidate = Measure.median(zip(local[first], local[0]).map { ($0 - $1) / Double(size - 1) })
+                measured += ", \(formatTime(max(perCandidate, 0))) a rejected candidate"
+            }
+            row(
+                "(11) \(configuration.rawValue), \(size.formatted()) stubs, in process (`MockURLSession`): target first / last",
+                measured,
+                String(format: "%.2fx / %.2fx one stub", medianRatio(local, first, to: 0), medianRatio(local, last, to: 0)), target)
+            row(
+                "(11) the same through `URLSession` and the stub URLProtocol",
+                String(format: "one stub %.2fx the canned URLProtocol", medianRatio(remote, 0, to: remote.count - 1)),
+                String(format: "%.2fx / %.2fx one stub", medianRatio(remote, first, to: 0), medianRatio(remote, last, to: 0)), target)
+        }
+    }
+
+    // A JSON body condition reads the body at this rate: one stub, a body of a few MB,
+    // parsed once per request.
+    let largeJSON = LargeInputs.json(records: smoke ? 2_000 : 20_000, secret: "not-a-secret")
+    var body = Data(#"{"variant": 1, "records": "#.utf8)
+    body.append(largeJSON)
+    body.append(Data("}".utf8))
+    let jsonStubs = StubRegistry("JSON body", reporting: .disabled)
+    jsonStubs.stub(.post, "/items").matching(.jsonBody(containing: .object(["variant": .integer(1)])))
+    var post = URLRequest(url: Scenarios.fixedURL("https://api.example.com/items"))
+    post.httpMethod = "POST"
+    post.httpBody = body
+    let jsonTime = Measure.perOperation(iterations: smoke ? 2 : 20) {
+        if jsonStubs.firstMatch(for: RecordedRequest(post)) == nil { preconditionFailure("the JSON stub did not match") }
+    }
+    row(
+        "(11) `.jsonBody(containing:)` on a \(body.count >> 10) KB body: the body read per second",
+        String(format: "%.0f MB/s", Double(body.count) / jsonTime / 1_048_576),
+        "", ">= 200 MB/s")
+}
+
+if arguments.contains("--stub-table") {
+    await measureStubTable()
+    for (scenario, measured, ratio, target) in rows { print("| \(scenario) | \(measured) | \(ratio) | \(target) |") }
+    exit(0)
+}
+
 if arguments.contains("--transfers") {
     try await measureTransfers()
     for (scenario, measured, ratio, target) in rows { print("| \(scenario) | \(measured) | \(ratio) | \(target) |") }
@@ -472,6 +574,7 @@ let load = try await Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) 
 }
 row("(8) loading a 10,000-interaction cassette (parse + register)", formatTime(load), "", "< 1 s")
 
+await measureStubTable()
 try measureLargeInputs()
 try await measureTransfers()
 

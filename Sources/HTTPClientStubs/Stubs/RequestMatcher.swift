@@ -144,7 +144,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
             var captures = Captures()
             for node in nodes {
                 guard let found = quickMatch(node, request) else { return nil }
-                captures.merge(found)
+                // Most conditions capture nothing: merging nothing still costs dictionary work.
+                if !found.pathParameters.isEmpty || found.fixtureFile != nil { captures.merge(found) }
             }
             return captures
         case .any(let nodes):
@@ -265,10 +266,14 @@ extension RequestMatcher {
 
     /// The percent-decoded path: exact, `.prefix("/v2")`, or a template `"/users/{id}"`.
     public static func path(_ pattern: PathPattern) -> RequestMatcher {
-        RequestMatcher("path \(pattern)") { request in
-            if let captures = pattern.match(request.path) { return .pass(Captures(pathParameters: captures)) }
-            return .fail(reason: "path \(request.path) != \(pattern)", nearness: sharedPrefixRatio(request.path, pattern.description))
-        }
+        RequestMatcher(
+            .condition(
+                description: "path \(pattern)", test: { request in pattern.match(request.path).map { Captures(pathParameters: $0) } },
+                explain: { request in
+                    if let captures = pattern.match(request.path) { return .pass(Captures(pathParameters: captures)) }
+                    return .fail(
+                        reason: "path \(request.path) != \(pattern)", nearness: sharedPrefixRatio(request.path, pattern.description))
+                }))
     }
 
     /// Query items present with these values, in any order; other items are allowed.

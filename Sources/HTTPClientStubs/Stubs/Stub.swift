@@ -191,13 +191,12 @@ public final class Stub: Sendable, CustomStringConvertible {
 
     // MARK: Engine
 
-    /// Matches `request` and, when it matches, takes the next response and records the call
-    /// (with the path parameters and fixture file the match captured); `nil` when the stub is
-    /// exhausted or does not match. An exhausted stub is passed over before its conditions run.
-    func claimIfMatching(_ request: RecordedRequest) -> (MockResponse, RecordedRequest)? {
-        guard let matcher = state.withLock({ Self.isExhausted($0) ? nil : $0.matcher }),
-            let captures = matcher.captures(matching: request)
-        else { return nil }
+    /// Matches `request` against `matcher` (the stub's conditions, as its registry filed them;
+    /// its own by default) and, when it matches, takes the next response and records the call
+    /// (with the path parameters and fixture file the match captured); `nil` when the stub does
+    /// not match or is exhausted.
+    func claimIfMatching(_ request: RecordedRequest, using matcher: RequestMatcher? = nil) -> (MockResponse, RecordedRequest)? {
+        guard let captures = (matcher ?? self.matcher).captures(matching: request) else { return nil }
         var matched = request
         matched.pathParameters = captures.pathParameters
         matched.fixtureFile = captures.fixtureFile

@@ -3,10 +3,18 @@
 /// (``RequiredValue``) is filed again under that value, so a thousand variants of one route
 /// that differ by a header or a query item cost a lookup, not a scan.
 struct StubBucket: Sendable {
+    /// A stub with its conditions as they were when it was filed (it is filed again whenever
+    /// they change): routing tests them without taking each stub's lock.
+    struct Entry: Sendable {
+        let stub: Stub
+        let matcher: RequestMatcher
+        var id: Int { stub.id }
+    }
+
     /// Stubs that require no value, by id.
-    private var unfiled: [Stub] = []
+    private var unfiled: [Entry] = []
     /// Stubs by the field and value they require, each list by id.
-    private var filed: [RequiredValue.Field: [String: [Stub]]] = [:]
+    private var filed: [RequiredValue.Field: [String: [Entry]]] = [:]
     /// Where each filed stub is, to take it out again.
     private var filing: [ObjectIdentifier: RequiredValue] = [:]
     private(set) var count = 0
@@ -16,25 +24,26 @@ struct StubBucket: Sendable {
     /// Files `stub` under the first value its matcher requires, or with the unfiled ones.
     mutating func insert(_ stub: Stub) {
         count += 1
-        guard let required = stub.matcher.requiredValues.first else {
-            Self.insert(stub, into: &unfiled)
+        let entry = Entry(stub: stub, matcher: stub.matcher)
+        guard let required = entry.matcher.requiredValues.first else {
+            Self.insert(entry, into: &unfiled)
             return
         }
         filing[ObjectIdentifier(stub)] = required
-        Self.insert(stub, into: &filed[required.field, default: [:]][required.value, default: []])
+        Self.insert(entry, into: &filed[required.field, default: [:]][required.value, default: []])
     }
 
     /// Takes `stub` out, wherever it is filed; `false` when it was not in the bucket.
     @discardableResult
     mutating func remove(_ stub: Stub) -> Bool {
         if let required = filing.removeValue(forKey: ObjectIdentifier(stub)) {
-            filed[required.field]?[required.value]?.removeAll { $0 === stub }
+            filed[required.field]?[required.value]?.removeAll { $0.stub === stub }
             if filed[required.field]?[required.value]?.isEmpty == true { filed[required.field]?[required.value] = nil }
             if filed[required.field]?.isEmpty == true { filed[required.field] = nil }
             count -= 1
             return true
         }
-        guard let index = unfiled.firstIndex(where: { $0 === stub }) else { return false }
+        guard let index = unfiled.firstIndex(where: { $0.stub === stub }) else { return false }
         unfiled.remove(at: index)
         count -= 1
         return true
@@ -42,7 +51,7 @@ struct StubBucket: Sendable {
 
     /// The stubs that can match `request`, by id: the unfiled ones, and those filed under a
     /// value the request carries.
-    func candidates(for request: RecordedRequest) -> [Stub] {
+    func candidates(for request: RecordedRequest) -> [Entry] {
         guard !filed.isEmpty else { return unfiled }
         var lists = [unfiled]
         for (field, byValue) in filed {
@@ -54,18 +63,18 @@ struct StubBucket: Sendable {
     }
 
     /// Lists ordered by id, merged into one ordered by id.
-    static func merged(_ lists: [[Stub]]) -> [Stub] {
+    static func merged(_ lists: [[Entry]]) -> [Entry] {
         let nonEmpty = lists.filter { !$0.isEmpty }
         guard nonEmpty.count > 1 else { return nonEmpty.first ?? [] }
         return nonEmpty.joined().sorted { $0.id < $1.id }
     }
 
     /// Inserts by id: usually at the end, earlier for a stub filed again after a new condition.
-    private static func insert(_ stub: Stub, into list: inout [Stub]) {
-        guard let last = list.last, last.id > stub.id else {
-            list.append(stub)
+    private static func insert(_ entry: Entry, into list: inout [Entry]) {
+        guard let last = list.last, last.id > entry.id else {
+            list.append(entry)
             return
         }
-        list.insert(stub, at: list.firstIndex { $0.id > stub.id } ?? list.endIndex)
+        list.insert(entry, at: list.firstIndex { $0.id > entry.id } ?? list.endIndex)
     }
 }

@@ -304,9 +304,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     public func firstMatch(for request: RecordedRequest) -> Stub? {
         let (indexed, scanned) = candidates(for: request)
         var found: Stub?
-        Self.forEachNewestFirst(indexed, scanned) { stub in
-            guard !stub.isExhausted, stub.matcher.matches(request) else { return false }
-            found = stub
+        Self.forEachNewestFirst(indexed, scanned) { entry in
+            guard entry.matcher.matches(request), !entry.stub.isExhausted else { return false }
+            found = entry.stub
             return true
         }
         return found ?? state.withLock { $0.fallbacks }.first { !$0.isExhausted && $0.matcher.matches(request) }
@@ -323,7 +323,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     /// The stubs that could match: those of the indexed buckets for the request's method, path,
     /// query and leading segments (merged by id), and the unindexed ones; in either, only the stubs that
     /// require no header or query value, or one the request carries.
-    private func candidates(for request: RecordedRequest) -> (indexed: [Stub], scanned: [Stub]) {
+    private func candidates(for request: RecordedRequest) -> (indexed: [StubBucket.Entry], scanned: [StubBucket.Entry]) {
         state.withLock { state in
             let scanned = state.scanned.candidates(for: request)
             guard !state.indexed.isEmpty else { return ([], scanned) }  // a session's own answers only
@@ -335,23 +335,25 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     /// Claims the newest stub that matches and is not exhausted.
     private func claimNewestMatch(
-        _ request: RecordedRequest, indexed: [Stub], scanned: [Stub]
+        _ request: RecordedRequest, indexed: [StubBucket.Entry], scanned: [StubBucket.Entry]
     ) -> (Stub, MockResponse, RecordedRequest)? {
         var claimed: (Stub, MockResponse, RecordedRequest)?
-        Self.forEachNewestFirst(indexed, scanned) { stub in
-            guard let (response, matched) = stub.claimIfMatching(request) else { return false }
-            claimed = (stub, response, matched)
+        Self.forEachNewestFirst(indexed, scanned) { entry in
+            guard let (response, matched) = entry.stub.claimIfMatching(request, using: entry.matcher) else { return false }
+            claimed = (entry.stub, response, matched)
             return true
         }
         return claimed
     }
 
     /// Visits two id-ordered lists together, newest (highest id) first, until `body` returns true.
-    private static func forEachNewestFirst(_ indexed: [Stub], _ scanned: [Stub], _ body: (Stub) -> Bool) {
+    private static func forEachNewestFirst(
+        _ indexed: [StubBucket.Entry], _ scanned: [StubBucket.Entry], _ body: (StubBucket.Entry) -> Bool
+    ) {
         var i = indexed.count - 1
         var s = scanned.count - 1
         while i >= 0 || s >= 0 {
-            let stub: Stub
+            let stub: StubBucket.Entry
             if s < 0 || (i >= 0 && indexed[i].id > scanned[s].id) {
                 stub = indexed[i]
                 i -= 1
