@@ -106,14 +106,9 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         capture = Capture(request, bodyIsHidden: bodyIsHidden)
     }
 
-    /// The percent-decoded path, `/` when there is none. Hierarchical URLs (`scheme://...`),
-    /// nearly all of them, are split by hand: `URLComponents` would parse the whole URL, the
-    /// larger part of a mocked round trip.
-    static func decodedPath(of url: URL, string: String) -> String {
-        splitting(url, string).path
-    }
-
-    /// The decoded path, and whether a query follows it.
+    /// The percent-decoded path (`/` when there is none), and whether a query follows it.
+    /// Hierarchical URLs (`scheme://...`), nearly all of them, are split by hand: `URLComponents`
+    /// would parse the whole URL, the larger part of a mocked round trip.
     private static func splitting(_ url: URL, _ string: String) -> (path: String, hasQuery: Bool) {
         var string = string
         // Scanned as contiguous UTF-8 bytes (String.Index arithmetic cost more than the rest of
