@@ -49,6 +49,25 @@ for (flag, scenario) in [("--profile-mocked", Scenarios.mockedGet), ("--profile-
     }
 }
 
+// `--profile-match K STUBS N`: N matches of the oldest of STUBS stubs of configuration K (its
+// index in `StubConfiguration.allCases`), for callgrind.
+if let index = arguments.firstIndex(of: "--profile-match"), index + 3 < arguments.count,
+    let kind = Int(arguments[index + 1]), StubConfiguration.allCases.indices.contains(kind),
+    let stubs = Int(arguments[index + 2]), let count = Int(arguments[index + 3])
+{
+    let (registry, first, _) = StubConfiguration.allCases[kind].registry(stubs: stubs)
+    let request = RecordedRequest(first)
+    for _ in 0..<count where registry.firstMatch(for: request) == nil { fatalError("no match") }
+    exit(0)
+}
+
+// `--profile-json N`: N parses of the JSON body of the (11) throughput row, for callgrind.
+if let index = arguments.firstIndex(of: "--profile-json"), index + 1 < arguments.count, let count = Int(arguments[index + 1]) {
+    let body = LargeInputs.json(records: 2_000, secret: "not-a-secret")
+    for _ in 0..<count where LargeInputs.jsonPost(body).json == nil { fatalError("not JSON") }
+    exit(0)
+}
+
 // `ratios --profile-loopback - N`: N sequential loopback GETs, raw then HTTPClient in
 // alternating rounds, printing CPU and wall time per request of each.
 if let index = arguments.firstIndex(of: "--profile-loopback"), index + 2 < arguments.count, let count = Int(arguments[index + 2]) {

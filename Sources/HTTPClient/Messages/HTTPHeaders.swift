@@ -129,6 +129,23 @@ extension StringProtocol {
         let lhs = utf8
         let rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
+        // Native strings compare over their bytes directly: iterating two UTF-8 views in step
+        // cost most of a rejected header condition.
+        let contiguous = lhs.withContiguousStorageIfAvailable { a in
+            rhs.withContiguousStorageIfAvailable { b in Self.asciiCaseInsensitiveEquals(a, b) }
+        }
+        if let contiguous, let result = contiguous { return result }
+        return Self.asciiCaseInsensitiveEquals(lhs, rhs)
+    }
+
+    /// Lower-cased in ASCII only, the folding ``caseInsensitiveEquals(_:)`` compares by: a key
+    /// for looking field names up (`lowercased()` would also fold non-ASCII letters).
+    package var asciiLowercased: String {
+        guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(self) }
+        return String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    private static func asciiCaseInsensitiveEquals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
         for (a, b) in zip(lhs, rhs) where a != b {
             guard a | 0x20 == b | 0x20, (a | 0x20) >= 0x61, (a | 0x20) <= 0x7A else { return false }
         }

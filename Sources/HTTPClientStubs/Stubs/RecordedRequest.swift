@@ -20,6 +20,12 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         let bodyStreamError: BodyStreamError?
         let isBodyHidden: Bool
         let hasQuery: Bool
+        /// Each header's lower-cased name, and its value at the same index (repeated fields
+        /// joined as ``HTTPHeaders`` joins them): a header condition compares names with `==`,
+        /// not case-insensitively field by field, per candidate stub. Arrays, not a dictionary:
+        /// a request has a few headers, and hashing the name cost more than comparing it with each.
+        let headerNames: [String]
+        let headerValues: [String]
         /// Parsed once, on first use, for every condition that asks: only a request that has a
         /// query or a body has anything to parse (a plain GET allocates no box).
         let parsed: Locked<Parsed>?
@@ -45,7 +51,21 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             let split = RecordedRequest.splitting(url, urlString)
             path = split.path
             hasQuery = split.hasQuery
-            headers = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
+            let headers = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
+            self.headers = headers
+            var headerNames: [String] = []
+            var headerValues: [String] = []
+            for field in headers {
+                let name = field.name.asciiLowercased
+                if let index = headerNames.firstIndex(of: name) {
+                    headerValues[index] += ", " + field.value
+                } else {
+                    headerNames.append(name)
+                    headerValues.append(field.value)
+                }
+            }
+            self.headerNames = headerNames
+            self.headerValues = headerValues
             self.body = body
             parsed = body.isEmpty && !split.hasQuery ? nil : Locked(Parsed())
         }
@@ -78,6 +98,17 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// hand when a condition asks, never through `URL`'s accessors (which bridge on Linux).
     var urlString: String { capture.urlString }
     public var headers: HTTPHeaders { capture.headers }
+
+    /// The value of the header named `lowercasedName` (repeated fields joined by `, `).
+    func headerValue(lowercasedName: String) -> String? {
+        // Lengths first: a name of another length is rejected without a string comparison.
+        let length = lowercasedName.utf8.count
+        let names = capture.headerNames
+        for index in names.indices where names[index].utf8.count == length && names[index] == lowercasedName {
+            return capture.headerValues[index]
+        }
+        return nil
+    }
     /// The body; empty when the request has none.
     public var body: Data { capture.body }
     /// Values captured by a path template such as `/users/{id}` of the stub that answered.
@@ -232,7 +263,13 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The body parsed as JSON, or `nil` if it is not JSON. Parsed once per request, however
     /// many conditions and copies ask.
     public var json: JSONValue? {
-        capture.parsed(\.json) { try? JSONValue(parsing: body) }
+        // Asked once per candidate stub with a JSON condition: no key path here (building one
+        // per call cost as much as the lookup).
+        guard let parsed = capture.parsed else { return nil }  // no body, so no JSON
+        if let cached = parsed.withLock({ $0.json }) { return cached }
+        let value = try? JSONValue(parsing: body)
+        parsed.withLock { $0.json = .some(value) }
+        return value
     }
 
     /// Decodes the body as JSON into `type`.

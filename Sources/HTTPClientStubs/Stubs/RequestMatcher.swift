@@ -214,6 +214,14 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         RequestMatcher(.not(matcher.node))
     }
 
+    /// This matcher without its first `count` conditions: what is left to test once an index
+    /// has already decided those (a bucket for `GET /items` needs no method or path test).
+    func droppingLeadingConditions(_ count: Int) -> RequestMatcher {
+        guard count > 0 else { return self }
+        let rest = Array(flattenedAll.dropFirst(count))
+        return rest.count == 1 ? RequestMatcher(rest[0]) : RequestMatcher(.all(rest))
+    }
+
     private var flattenedAll: [Node] {
         if case .all(let nodes) = node { return nodes }
         return [node]
@@ -313,10 +321,11 @@ extension RequestMatcher {
 
     /// A header is present (name case-insensitive), with `value` if given.
     public static func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
-        RequestMatcher(
+        let lowercasedName = name.asciiLowercased
+        return RequestMatcher(
             value.map { "header \(name): \($0)" } ?? "header \(name)",
             test: { request in
-                guard let actual = request.headers[name] else { return false }
+                guard let actual = request.headerValue(lowercasedName: lowercasedName) else { return false }
                 return value.map { actual == $0 } ?? true
             },
             reason: { request in
@@ -324,7 +333,7 @@ extension RequestMatcher {
                 let redaction = Redaction.standard
                 return
                     "header \(name): \(redaction.redacted(header: name, value: actual)) != \(redaction.redacted(header: name, value: value))"
-            }, requires: value.map { RequiredValue(field: .header(name.lowercased()), value: $0) })
+            }, requires: value.map { RequiredValue(field: .header(lowercasedName), value: $0) })
     }
 
     /// All these headers are present with these values (names case-insensitive).

@@ -17,7 +17,7 @@ struct RequiredValue: Hashable, Sendable {
     static func values(of field: Field, in request: RecordedRequest) -> [String] {
         switch field {
         case .header(let name):
-            return request.headers[name].map { [$0] } ?? []
+            return request.headerValue(lowercasedName: name).map { [$0] } ?? []
         case .queryItem(let name):
             var values: [String] = []
             for item in request.queryItems where item.name == name {

@@ -44,13 +44,17 @@ public final class Stub: Sendable, CustomStringConvertible {
     public let location: CallSite
     /// `METHOD path` for stubs the registry can look up without scanning.
     let indexKey: StubIndexKey?
+    /// How many of the matcher's first conditions the index key already guarantees (its
+    /// method, and its path when the path is exact): routing skips them, reports show them.
+    let conditionsDecidedByIndex: Int
     private let state: Locked<State>
     private let arrivals = Milestones()
     private let deliveries = Milestones()
 
-    init(id: Int, matcher: RequestMatcher, indexKey: StubIndexKey?, location: CallSite) {
+    init(id: Int, matcher: RequestMatcher, indexKey: StubIndexKey?, conditionsDecidedByIndex: Int = 0, location: CallSite) {
         self.id = id
         self.indexKey = indexKey
+        self.conditionsDecidedByIndex = conditionsDecidedByIndex
         self.location = location
         state = Locked(State(matcher: matcher))
     }

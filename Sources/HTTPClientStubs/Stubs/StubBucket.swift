@@ -4,7 +4,8 @@
 /// that differ by a header or a query item cost a lookup, not a scan.
 struct StubBucket: Sendable {
     /// A stub with its conditions as they were when it was filed (it is filed again whenever
-    /// they change): routing tests them without taking each stub's lock.
+    /// they change), less those its bucket's key decides: routing tests them without taking
+    /// each stub's lock.
     struct Entry: Sendable {
         let stub: Stub
         let matcher: RequestMatcher
@@ -24,7 +25,7 @@ struct StubBucket: Sendable {
     /// Files `stub` under the first value its matcher requires, or with the unfiled ones.
     mutating func insert(_ stub: Stub) {
         count += 1
-        let entry = Entry(stub: stub, matcher: stub.matcher)
+        let entry = Entry(stub: stub, matcher: stub.matcher.droppingLeadingConditions(stub.conditionsDecidedByIndex))
         guard let required = entry.matcher.requiredValues.first else {
             Self.insert(entry, into: &unfiled)
             return

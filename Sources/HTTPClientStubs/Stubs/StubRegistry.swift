@@ -141,12 +141,15 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
                     ?? StubIndexKey(method: method, route: .path(exact))
             }
             ?? path.fixedLeadingSegments.map { StubIndexKey(method: method, route: .leadingSegments($0)) }
-        return register(matcher, indexKey: key, site: site)
+        // The key decides the method (it is part of the key), and the path when it is exact.
+        let decided = key == nil ? 0 : (method == nil ? 0 : 1) + (path.exactPath == nil ? 0 : 1)
+        return register(matcher, indexKey: key, conditionsDecidedByIndex: decided, site: site)
     }
 
-    private func register(_ matcher: RequestMatcher, indexKey: StubIndexKey?, site: CallSite) -> Stub {
+    private func register(_ matcher: RequestMatcher, indexKey: StubIndexKey?, conditionsDecidedByIndex: Int = 0, site: CallSite) -> Stub {
         state.withLock { state in
-            let stub = Stub(id: state.nextID, matcher: matcher, indexKey: indexKey, location: site)
+            let stub = Stub(
+                id: state.nextID, matcher: matcher, indexKey: indexKey, conditionsDecidedByIndex: conditionsDecidedByIndex, location: site)
             state.nextID += 1
             state.stubs.append(stub)
             if let indexKey {
