@@ -92,11 +92,32 @@ enum Targets {
 
     // MARK: JSON and names
 
-    /// The JSON parser: what it accepts prints as JSON that parses back equal.
+    /// The JSON parser: what it accepts prints as JSON that parses back equal. And
+    /// `.jsonBody(containing:)`, which walks the body's bytes the first time and looks into the
+    /// parsed tree the second, answers as the tree does: for the input as its own expectation,
+    /// and, when the input holds a zero byte, for the text before it as the expectation of the
+    /// body after it.
     static func json(_ data: Data) {
+        if let zero = data.firstIndex(of: 0), let expected = try? JSONValue(parsing: data[..<zero]) {
+            checkContainment(of: expected, in: data[data.index(after: zero)...])
+        }
         guard let value = try? JSONValue(parsing: data) else { return }
+        checkContainment(of: value, in: data)
         guard let again = try? JSONValue(parsing: Data(value.description.utf8)) else { fail("\(value) does not parse back") }
         if again != value { fail("\(value) parses back as \(again)") }
+    }
+
+    private static func checkContainment(of expected: JSONValue, in body: Data) {
+        var sent = URLRequest(url: URL(fileURLWithPath: "/"))
+        sent.httpMethod = "POST"
+        sent.httpBody = Data(body)
+        let request = RecordedRequest(sent)
+        let matcher = RequestMatcher.jsonBody(containing: expected)
+        let truth = (try? JSONValue(parsing: Data(body)))?.contains(expected) == true
+        let (walked, parsed) = (matcher.matches(request), matcher.matches(request))
+        if walked != truth || parsed != truth {
+            fail("containing \(expected): walked \(walked), parsed \(parsed), the tree says \(truth)")
+        }
     }
 
     /// Fixture naming: method, then path and query, then (after a zero byte) the body. Every

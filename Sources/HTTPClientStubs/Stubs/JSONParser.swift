@@ -41,12 +41,13 @@ struct JSONParser<Builder: JSONBuilder> {
 
     static var maximumDepth: Int { 512 }
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
-    private var depth = 0
+    // Internal, not private: `JSONParser+Containment.swift` walks the same bytes.
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+    var depth = 0
     private var builder: Builder
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, builder: Builder, index: Int = 0, depth: Int = 0) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, builder: Builder, index: Int = 0, depth: Int = 0) {
         self.bytes = bytes
         self.builder = builder
         self.index = index
@@ -72,7 +73,7 @@ struct JSONParser<Builder: JSONBuilder> {
 
     // MARK: Values
 
-    private mutating func value() throws(Failure) -> Builder.Value {
+    mutating func value() throws(Failure) -> Builder.Value {
         guard index < bytes.count else { throw failure("a value was expected") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try object()
@@ -157,13 +158,13 @@ struct JSONParser<Builder: JSONBuilder> {
     }
 
     /// Reads one value, checking it without building it.
-    private mutating func check() throws(Failure) {
+    mutating func check() throws(Failure) {
         var checker = JSONParser<JSONChecker>(bytes, builder: JSONChecker(), index: index, depth: depth)
         _ = try checker.value()
         index = checker.index
     }
 
-    private mutating func enter() throws(Failure) {
+    mutating func enter() throws(Failure) {
         depth += 1
         guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
     }
@@ -214,7 +215,7 @@ struct JSONParser<Builder: JSONBuilder> {
 
     /// A string token: UTF-8 text with escapes (`\uXXXX` with surrogate pairs); control
     /// characters and lone surrogates are errors.
-    private mutating func string() throws(Failure) -> String {
+    mutating func string() throws(Failure) -> String {
         index += 1
         let start = index
         // Fast path: no escapes.
@@ -310,7 +311,7 @@ struct JSONParser<Builder: JSONBuilder> {
 
     // MARK: Bytes
 
-    private mutating func skipSpace() {
+    mutating func skipSpace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -319,11 +320,11 @@ struct JSONParser<Builder: JSONBuilder> {
         }
     }
 
-    private func peek(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
+    func peek(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-    private func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+    func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
 }
 
 /// Builds nothing: the parser only checks the text.

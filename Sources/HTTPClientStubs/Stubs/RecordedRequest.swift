@@ -35,6 +35,8 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             var queryKey: String?
             /// `.some(nil)`: parsed, and not JSON.
             var json: JSONValue??
+            /// Whether a JSON condition has walked the body once (see `jsonContains`).
+            var jsonWalked = false
         }
 
         init(_ request: URLRequest, bodyIsHidden: Bool) {
@@ -270,6 +272,22 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         let value = try? JSONValue(parsing: body)
         parsed.withLock { $0.json = .some(value) }
         return value
+    }
+
+    /// Whether the body is JSON that contains `expected` (``JSONValue/contains(_:)``). The
+    /// first condition to ask walks the bytes, building only what `expected` names (most
+    /// requests meet one JSON condition, and a large body is read at the checking parser's
+    /// speed); from the second on, the body is parsed into a tree once and every condition
+    /// looks into it.
+    func jsonContains(_ expected: JSONValue) -> Bool {
+        guard let parsed = capture.parsed else { return false }  // no body: not JSON
+        let (tree, walked) = parsed.withLock { parsed in
+            defer { parsed.jsonWalked = true }
+            return (parsed.json, parsed.jsonWalked)
+        }
+        if let tree { return tree?.contains(expected) == true }
+        guard walked else { return JSONParser<JSONValueBuilder>.body(body, contains: expected) }
+        return json?.contains(expected) == true
     }
 
     /// Decodes the body as JSON into `type`.

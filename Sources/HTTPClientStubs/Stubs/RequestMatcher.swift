@@ -382,7 +382,7 @@ extension RequestMatcher {
     /// The body is JSON that contains `expected` (objects may have extra keys).
     public static func jsonBody(containing expected: JSONValue) -> RequestMatcher {
         bodyCondition(
-            "JSON body containing \(expected)", test: { $0.json?.contains(expected) == true },
+            "JSON body containing \(expected)", test: { $0.jsonContains(expected) },
             reason: { request in
                 guard let actual = request.json else { return "body \(excerpt(request.body)) is not JSON" }
                 return "JSON body \(actual) does not contain \(expected)"

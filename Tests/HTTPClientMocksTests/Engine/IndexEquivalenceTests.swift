@@ -10,29 +10,17 @@ import Testing
 /// removed and exhausted stubs) are compared against that scan.
 @Suite("The index finds what a scan finds")
 struct IndexEquivalenceTests {
-    /// A small deterministic generator (SplitMix64), so a failure names a seed that repeats it.
-    private struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     private static let segments = ["a", "b", "v1", "items", "caf%C3%A9", ""]
     private static let names = ["page", "q", "tag"]
     private static let values = ["1", "2", "", "caf%C3%A9"]
 
-    private func path(_ random: inout Generator) -> String {
+    private func path(_ random: inout SeededGenerator) -> String {
         "/"
             + (0..<Int.random(in: 1...3, using: &random)).map { _ in Self.segments.randomElement(using: &random) ?? "a" }.joined(
                 separator: "/")
     }
 
-    private func query(_ random: inout Generator) -> String {
+    private func query(_ random: inout SeededGenerator) -> String {
         (0..<Int.random(in: 0...3, using: &random)).map { _ in
             "\(Self.names.randomElement(using: &random) ?? "q")=\(Self.values.randomElement(using: &random) ?? "1")"
         }.joined(separator: "&")
@@ -40,9 +28,9 @@ struct IndexEquivalenceTests {
 
     private func decoded(_ text: String) -> String { text.removingPercentEncoding ?? text }
 
-    private func register(in stubs: StubRegistry, _ random: inout Generator) -> Stub {
+    private func register(in stubs: StubRegistry, _ random: inout SeededGenerator) -> Stub {
         let method: HTTPMethod = Bool.random(using: &random) ? .get : .post
-        let header = { (random: inout Generator) in "\(Int.random(in: 0...2, using: &random))" }
+        let header = { (random: inout SeededGenerator) in "\(Int.random(in: 0...2, using: &random))" }
         let stub: Stub
         switch Int.random(in: 0..<8, using: &random) {
         case 0: stub = stubs.stub(method, StubTarget(path(&random)))
@@ -64,7 +52,7 @@ struct IndexEquivalenceTests {
         return stub
     }
 
-    private func request(_ random: inout Generator) -> URLRequest {
+    private func request(_ random: inout SeededGenerator) -> URLRequest {
         var request = URLRequest(url: testURL("https://h" + path(&random) + "?" + query(&random)))
         request.httpMethod = Bool.random(using: &random) ? "GET" : "POST"
         if Bool.random(using: &random) { request.setValue("\(Int.random(in: 0...2, using: &random))", forHTTPHeaderField: "X-Variant") }
@@ -74,7 +62,7 @@ struct IndexEquivalenceTests {
 
     @Test(arguments: 0..<40)
     func theIndexedMatchIsTheNewestStubAScanFinds(seed: UInt64) {
-        var random = Generator(state: seed)
+        var random = SeededGenerator(seed: seed)
         let stubs = StubRegistry(reporting: .disabled)
         var registered: [Stub] = []
         for _ in 0..<Int.random(in: 1...60, using: &random) {
