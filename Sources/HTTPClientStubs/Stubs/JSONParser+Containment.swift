@@ -62,7 +62,7 @@ extension JSONParser where Builder == JSONValueBuilder {
             guard peek(UInt8(ascii: ":")) else { throw failure("\":\" was expected after a member name") }
             index += 1
             skipSpace()
-            if let value = wanted[name] {
+            if let value = JSONValue.member(name, of: wanted) {
                 found[name] = try contains(value)
             } else {
                 try check()

@@ -28,12 +28,21 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     public func contains(_ expected: JSONValue) -> Bool {
         switch (self, expected) {
         case (.object(let actual), .object(let wanted)):
-            return wanted.allSatisfy { key, value in actual[key].map { $0.contains(value) } ?? false }
+            return wanted.allSatisfy { key, value in Self.member(key, of: actual).map { $0.contains(value) } ?? false }
         case (.array(let actual), .array(let wanted)):
             return actual.count == wanted.count && zip(actual, wanted).allSatisfy { $0.contains($1) }
         default:
             return self == expected
         }
+    }
+
+    /// The member `name` of `members`. Most objects have a few members: comparing the name
+    /// with each costs less than hashing it (a JSON condition asks once per candidate stub).
+    static func member(_ name: String, of members: [String: JSONValue]) -> JSONValue? {
+        guard members.count <= 8 else { return members[name] }
+        let length = name.utf8.count
+        for (key, value) in members where key.utf8.count == length && key == name { return value }
+        return nil
     }
 
     /// Numbers compare by value: `1` equals `1.0`.
