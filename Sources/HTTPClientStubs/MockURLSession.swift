@@ -36,6 +36,8 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     public let queuedAnswers: Stub
     /// The stub that serves ``nextData``, ``nextResponse`` and ``nextError`` while any is set.
     public let cannedAnswers: Stub
+    /// The 200 of a session made without a registry, when nothing else answers.
+    private let defaultAnswer: Stub?
     /// Whether responses' latency and throughput are honoured (on a background queue). Off by
     /// default: answers arrive synchronously inside `resume()`.
     public let simulatesLatency: Bool
@@ -98,10 +100,10 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
                 return MockResponse(.completion(data: values.data, response: values.response, error: values.error))
             }
             .allowingUnused()
-        if stubs == nil {
-            registry.addFallback(.any, site: site).named("200, the default answer of a session without a registry")
-                .respond(.status(200)).allowingUnused()
-        }
+        defaultAnswer =
+            stubs == nil
+            ? registry.addFallback(.any, site: site).named("200, the default answer of a session without a registry")
+                .respond(.status(200)).allowingUnused() : nil
     }
 
     // MARK: Canned results
@@ -155,10 +157,14 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     /// The URL of the most recent request.
     public var lastURL: URL? { lastRequest?.url }
 
-    /// Forgets recorded requests and queued answers (stubs and `next...` values stay).
+    /// Forgets recorded requests and queued answers, and the calls of the session's own answers
+    /// (stubs and `next...` values stay). A session that lives long, answering many requests,
+    /// keeps its memory flat by calling this now and then.
     public func removeAllRecords() {
         stubs.forgetRequests()
         queuedAnswers.forgetCallsAndQueue()
+        cannedAnswers.forgetCallsAndQueue()
+        defaultAnswer?.forgetCallsAndQueue()
     }
 
     // MARK: URLSessionProtocol

@@ -28,6 +28,7 @@ final class Milestones: Sendable {
     func advance(by delta: Int = 1) {
         let due = state.withLock { state -> [Waiter] in
             state.count += delta
+            guard !state.waiters.isEmpty else { return [] }  // nearly always: nobody waits
             let count = state.count
             let due = state.waiters.filter { $0.target <= count }
             state.waiters.removeAll { $0.target <= count }

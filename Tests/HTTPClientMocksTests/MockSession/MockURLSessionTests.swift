@@ -116,6 +116,19 @@ struct MockURLSessionTests {
         #expect(session.requests.isEmpty)
         #expect(session.queuedResponseCount == 0)
     }
+
+    @Test func removeAllRecordsForgetsTheCallsOfTheSessionsOwnAnswers() {
+        session.nextData = Data("canned".utf8)
+        _ = load(session, "https://example.com/canned")
+        session.nextData = nil
+        _ = load(session, "https://example.com/default")
+        #expect(session.cannedAnswers.callCount == 1)
+        session.removeAllRecords()
+        #expect(session.cannedAnswers.callCount == 0)
+        #expect(session.stubs.requests.isEmpty)
+        _ = load(session, "https://example.com/again")
+        #expect(session.requests.count == 1)
+    }
 }
 
 @Suite("MockURLSessionDataTask")
