@@ -14,6 +14,7 @@ import HTTPClient
 public final class CompletionRecorder<Value: Sendable>: Sendable {
     private let values = Locked<[Value]>([])
 
+    /// An empty recorder.
     public init() {}
 
     /// Records one call. Pass it as the completion handler: `completion: recorder.record`.

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPClient
 
-/// A ``RetryScheduler`` for tests: it never waits, records every delay the client asked for,
+/// A `RetryScheduler` for tests: it never waits, records every delay the client asked for,
 /// and advances a virtual clock by it (so HTTP-date `Retry-After` values compute correctly).
 ///
 /// ```swift

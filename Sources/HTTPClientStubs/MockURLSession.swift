@@ -13,7 +13,7 @@ import HTTPClient
 /// It is a thin transport over a ``StubRegistry`` it always has (``stubs``: yours, or its own),
 /// so every answer is chosen, recorded and verifiable the same way. What a request gets, in
 /// order: the newest stub registered on ``stubs`` that matches; then the answers queued with
-/// ``enqueue(_:)``, oldest first (``queuedAnswers``); then ``nextData`` / ``nextResponse`` /
+/// `enqueue(_:)`, oldest first (``queuedAnswers``); then ``nextData`` / ``nextResponse`` /
 /// ``nextError`` while any is set (``cannedAnswers``; a missing response becomes a 200 for the
 /// request's URL unless there is an error); then, for a session created without a registry,
 /// 200 and an empty body. With a registry of yours, a request nothing answers is unmatched:
@@ -32,7 +32,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
 
     /// The registry that chooses every answer and records every request.
     public let stubs: StubRegistry
-    /// The stub that serves the answers queued with ``enqueue(_:)``: verify it like any other.
+    /// The stub that serves the answers queued with `enqueue(_:)`: verify it like any other.
     public let queuedAnswers: Stub
     /// The stub that serves ``nextData``, ``nextResponse`` and ``nextError`` while any is set.
     public let cannedAnswers: Stub
@@ -69,6 +69,11 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     ///     Without it answers come at once, but one later than the timeout still fails with
     ///     `URLError(.timedOut)`.
     ///   - passthroughSession: The session for the requests the registry lets through.
+    ///   - fileID: Where this is called (with `filePath`, `line` and `column`): failures the
+    ///     registry reports point here. Leave the defaults.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
     public init(
         stubs: StubRegistry? = nil,
         configuration: URLSessionConfiguration? = nil,

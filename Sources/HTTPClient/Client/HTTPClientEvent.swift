@@ -6,6 +6,7 @@ import Foundation
 /// default) is replaced by `REDACTED` in the URL and the headers, and the error's description
 /// hides it too, so events can be logged as they are.
 public struct HTTPClientEvent: Sendable, CustomStringConvertible {
+    /// The request method.
     public let method: HTTPMethod
     /// The URL, redacted.
     public let url: URL?

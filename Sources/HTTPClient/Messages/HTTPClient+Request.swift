@@ -17,12 +17,15 @@ extension HTTPClient {
             case path(String)
         }
 
+        /// The HTTP method.
         public var method: HTTPMethod
+        /// Where the request goes: a URL, or a path resolved against the client's base URL.
         public var target: Target
         /// Query items appended to the URL's own query, in order (repeated names are kept).
         public var query: [URLQueryItem]
         /// Headers for this request; they replace client headers of the same name.
         public var headers: HTTPHeaders
+        /// What the request sends, if anything.
         public var body: Body?
         /// The timeout for this request; `nil` uses the client's ``HTTPClient/timeout``.
         public var timeout: TimeInterval?
@@ -37,10 +40,12 @@ extension HTTPClient {
         public var isIdempotent: Bool?
 
         /// - Parameters:
+        ///   - method: The HTTP method.
         ///   - url: A `URL`, or a path resolved against the client's base URL (see
         ///     ``RequestTargetConvertible``).
         ///   - query: Items appended to the URL's own query.
         ///   - headers: Headers that replace the client's of the same name.
+        ///   - body: What the request sends; its content type is set unless `headers` has one.
         ///   - timeout: `nil` uses the client's.
         ///   - validation: `nil` uses the client's.
         public init(

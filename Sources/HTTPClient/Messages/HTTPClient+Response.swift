@@ -12,6 +12,7 @@ extension HTTPClient {
         /// The URL of the response (after redirects), or of the request when the response had none.
         public var url: URL?
 
+        /// A response with these parts, for tests and for transports that build one by hand.
         public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
             self.statusCode = statusCode
             self.headers = headers
@@ -96,6 +97,7 @@ extension HTTPClient {
 /// The underlying error of ``HTTPClientError/decodingFailed(type:response:underlying:)`` when
 /// a value was expected and the body was empty.
 public struct EmptyBodyError: Error, CustomStringConvertible {
+    /// The error.
     public init() {}
     public var description: String { "the response body is empty" }
 }

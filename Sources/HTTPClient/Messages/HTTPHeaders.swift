@@ -15,9 +15,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 {
     /// One header field as it was set or received.
     public struct Field: Sendable, Hashable {
+        /// The field name, in the case it was set or received in.
         public var name: String
+        /// The field value.
         public var value: String
 
+        /// A field with this name and value.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
@@ -95,7 +98,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         return seen
     }
 
+    /// Whether there are no fields.
     public var isEmpty: Bool { fields.isEmpty }
+    /// How many fields there are, repeated ones counted each time.
     public var count: Int { fields.count }
 
     public func makeIterator() -> IndexingIterator<[Field]> {

@@ -22,12 +22,19 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
     public var description: String { rawValue }
 
+    /// The `GET` method.
     public static let get: HTTPMethod = "GET"
+    /// The `POST` method.
     public static let post: HTTPMethod = "POST"
+    /// The `PUT` method.
     public static let put: HTTPMethod = "PUT"
+    /// The `PATCH` method.
     public static let patch: HTTPMethod = "PATCH"
+    /// The `DELETE` method.
     public static let delete: HTTPMethod = "DELETE"
+    /// The `HEAD` method.
     public static let head: HTTPMethod = "HEAD"
+    /// The `OPTIONS` method.
     public static let options: HTTPMethod = "OPTIONS"
 
     /// Whether sending the request twice has the same effect as sending it once

@@ -11,11 +11,16 @@ import Foundation
 public struct MultipartForm: Sendable, Hashable {
     /// One part of the form.
     public struct Part: Sendable, Hashable {
+        /// The form field's name.
         public var name: String
+        /// The file name sent with the part, for file uploads.
         public var fileName: String?
+        /// The part's `Content-Type`, if it has one.
         public var contentType: String?
+        /// The part's content.
         public var data: Data
 
+        /// A part with this field name and content.
         public init(name: String, fileName: String? = nil, contentType: String? = nil, data: Data) {
             self.name = name
             self.fileName = fileName
@@ -26,8 +31,10 @@ public struct MultipartForm: Sendable, Hashable {
 
     /// The delimiter between parts; random by default so it cannot occur in the data by chance.
     public var boundary: String
+    /// The parts, in the order they are sent.
     public var parts: [Part]
 
+    /// A form with these parts.
     public init(boundary: String = "HTTPClient-\(UUID().uuidString)", parts: [Part] = []) {
         self.boundary = boundary
         self.parts = parts

@@ -5,6 +5,7 @@ import Foundation
 /// ``HTTPClient/Request`` shorthand takes one, so `client.get(url)` and `client.get("users/1")`
 /// are the same call.
 public protocol RequestTargetConvertible: Sendable {
+    /// Where a request built from this value goes.
     var requestTarget: HTTPClient.Request.Target { get }
 }
 
@@ -17,5 +18,6 @@ extension String: RequestTargetConvertible {
 }
 
 extension HTTPClient.Request.Target: RequestTargetConvertible {
+    /// The target itself.
     public var requestTarget: HTTPClient.Request.Target { self }
 }

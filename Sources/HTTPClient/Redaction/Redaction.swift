@@ -165,7 +165,9 @@ public struct Redaction: Sendable {
     /// The body with hidden JSON members and form fields replaced and secrets removed. Binary
     /// bodies are searched for secrets too.
     ///
-    /// - Parameter contentType: The body's `Content-Type`, which says whether it is a form.
+    /// - Parameters:
+    ///   - body: The body as sent or received.
+    ///   - contentType: The body's `Content-Type`, which says whether it is a form.
     public func redacted(body: Data, contentType: String?) -> Data {
         redactedBytes(body, contentType: contentType) ?? body
     }

@@ -11,6 +11,7 @@ public struct RetryPolicy: Sendable {
     public var maximumAttempts: Int
     /// The delay before the first retry; each later retry multiplies it by ``multiplier``.
     public var initialDelay: TimeInterval
+    /// What each retry's delay is multiplied by after the first (2 doubles it).
     public var multiplier: Double
     /// No delay, from backoff, `Retry-After` or an interceptor, is longer than this (nor than
     /// ``longestDelay``, whatever is set here).
@@ -58,7 +59,8 @@ public struct RetryPolicy: Sendable {
     /// The delay before the next attempt, or `nil` to stop.
     ///
     /// - Parameters:
-    ///   - result: The outcome of attempt number `attempt` (1-based).
+    ///   - result: The outcome of attempt number `attempt`.
+    ///   - attempt: Which attempt `result` came from, 1 for the first.
     ///   - isIdempotent: Whether the request may be sent again.
     ///   - now: The current time, for HTTP-date `Retry-After` values.
     ///   - random: A number in `0...1` for jitter.

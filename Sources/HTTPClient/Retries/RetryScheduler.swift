@@ -11,6 +11,7 @@ public protocol RetryScheduler: Sendable {
 
 /// Waits for real with `Task.sleep`.
 public struct LiveRetryScheduler: RetryScheduler {
+    /// A scheduler that sleeps for each delay.
     public init() {}
 
     /// Waits `seconds`, bounded as every delay is (``RetryPolicy/longestDelay``): NaN, negative,

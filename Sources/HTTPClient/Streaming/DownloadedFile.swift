@@ -9,6 +9,7 @@ public struct DownloadedFile: Sendable {
     /// that is the caller's to move or delete.
     public let fileURL: URL
 
+    /// A downloaded file: the response's head and where the body was written.
     public init(head: HTTPClient.Response, fileURL: URL) {
         self.head = head
         self.fileURL = fileURL

@@ -14,6 +14,7 @@ extension HTTPClient {
     /// leaves no file behind.
     ///
     /// - Parameters:
+    ///   - request: The request; its body, if any, is sent as with ``send(_:)``.
     ///   - destination: Where the body goes; an existing file there is replaced. `nil` keeps it
     ///     in a new temporary file, the caller's to move or delete.
     ///   - progress: Called as the body is written: bytes so far, and the total when known.
@@ -68,7 +69,10 @@ extension HTTPClient {
     /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is sent
     /// (the request's own body is not sent).
     ///
-    /// - Parameter progress: Called as the body is sent: bytes so far, and the file's size.
+    /// - Parameters:
+    ///   - request: The request (method, URL, headers); its own body is not sent.
+    ///   - fileURL: The file whose contents are the body.
+    ///   - progress: Called as the body is sent: bytes so far, and the file's size.
     public func upload(
         _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(HTTPClientError) -> Response {

@@ -21,6 +21,7 @@ public struct ServerSentEvent: Sendable, Hashable, CustomStringConvertible {
     /// here or in an earlier event; `nil` until it asks.
     public var retry: Int?
 
+    /// An event with these fields.
     public init(type: String = "message", data: String, lastEventID: String = "", retry: Int? = nil) {
         self.type = type
         self.data = data

@@ -9,6 +9,7 @@ public struct ServerSentEventError: Error, Sendable, Hashable, CustomStringConve
         case eventTooLarge
     }
 
+    /// Which limit the stream broke.
     public let kind: Kind
     /// The limit, in bytes.
     public let limit: Int

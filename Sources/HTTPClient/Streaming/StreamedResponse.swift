@@ -15,6 +15,7 @@ public struct StreamedResponse: Sendable {
     /// The body, chunk by chunk as the session delivers it.
     public let chunks: BodyChunks
 
+    /// A response whose head has arrived and whose body follows in `chunks`.
     public init(head: HTTPClient.Response, chunks: BodyChunks) {
         self.head = head
         self.chunks = chunks

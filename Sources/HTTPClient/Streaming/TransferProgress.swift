@@ -5,8 +5,10 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     /// The size of the whole transfer, when it is known (a `Content-Length`, a file's size).
     public var expectedBytes: Int64?
 
-    /// - Parameter expectedBytes: The whole size; zero or less means unknown, as `URLSession`
-    ///   reports it (`NSURLSessionTransferSizeUnknown` is -1).
+    /// - Parameters:
+    ///   - bytes: Bytes transferred so far.
+    ///   - expectedBytes: The whole size; zero or less means unknown, as `URLSession` reports
+    ///     it (`NSURLSessionTransferSizeUnknown` is -1).
     public init(bytes: Int64, expectedBytes: Int64?) {
         self.bytes = bytes
         self.expectedBytes = expectedBytes.flatMap { $0 > 0 ? $0 : nil }

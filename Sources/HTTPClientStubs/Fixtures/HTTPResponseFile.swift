@@ -17,10 +17,14 @@ import HTTPClient
 /// including its interim `100 Continue` blocks. Anything malformed is a ``FixtureError`` that
 /// names the file and the line.
 public struct HTTPResponseFile: Sendable, Hashable {
+    /// The status code of the status line.
     public var statusCode: Int
+    /// The header fields, in file order, repeated ones kept.
     public var headers: HTTPHeaders
+    /// The bytes after the first blank line, exactly as in the file.
     public var body: Data
 
+    /// A response file with these parts, to write one.
     public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
         self.statusCode = statusCode
         self.headers = headers

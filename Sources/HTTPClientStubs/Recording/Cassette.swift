@@ -7,18 +7,23 @@ public struct Cassette: Sendable, Equatable {
     /// The format version this library writes and reads.
     public static let currentVersion = 1
 
+    /// The recorded exchanges, in the order they happened.
     public var interactions: [Interaction]
 
+    /// A cassette holding `interactions`.
     public init(interactions: [Interaction] = []) {
         self.interactions = interactions
     }
 
     /// One request and the response it got.
     public struct Interaction: Sendable, Equatable, Codable {
+        /// The request as sent (redacted).
         public var request: Request
+        /// The response as received (redacted).
         public var response: Response
         /// Seconds the exchange took when it was recorded.
         public var duration: TimeInterval
+        /// When it was recorded.
         public var recordedAt: Date
 
         /// What makes this interaction impossible, or `nil`.
@@ -39,6 +44,7 @@ public struct Cassette: Sendable, Equatable {
             return nil
         }
 
+        /// An exchange with these parts.
         public init(request: Request, response: Response, duration: TimeInterval = 0, recordedAt: Date = Date()) {
             self.request = request
             self.response = response
@@ -48,12 +54,18 @@ public struct Cassette: Sendable, Equatable {
         }
     }
 
+    /// A recorded request.
     public struct Request: Sendable, Equatable, Codable {
+        /// The method (`GET`).
         public var method: String
+        /// The full URL, as sent.
         public var url: String
+        /// The header fields, in order.
         public var headers: [Header]
+        /// The body, when there was one.
         public var body: Body?
 
+        /// A request with these parts.
         public init(method: String, url: String, headers: [Header] = [], body: Body? = nil) {
             self.method = method
             self.url = url
@@ -62,14 +74,19 @@ public struct Cassette: Sendable, Equatable {
         }
     }
 
+    /// A recorded response.
     public struct Response: Sendable, Equatable, Codable {
+        /// The status code.
         public var status: Int
+        /// The header fields, in order.
         public var headers: [Header]
+        /// The body, when there was one (for a streamed response, every chunk joined).
         public var body: Body?
         /// How the body arrived when it was recorded through `chunks(for:)` (a stream such as
         /// server-sent events): one entry per chunk, in order; `nil` for a body read whole.
         public var chunks: [Chunk]?
 
+        /// A response with these parts.
         public init(status: Int, headers: [Header] = [], body: Body? = nil, chunks: [Chunk]? = nil) {
             self.status = status
             self.headers = headers
@@ -88,6 +105,7 @@ public struct Cassette: Sendable, Equatable {
         /// Bytes in the chunk as recorded.
         public var bytes: Int
 
+        /// A chunk of `bytes` bytes that arrived `at` seconds after the headers.
         public init(at: TimeInterval, bytes: Int) {
             self.at = at
             self.bytes = bytes
@@ -96,9 +114,12 @@ public struct Cassette: Sendable, Equatable {
 
     /// A header as a two-element array `["Name", "value"]`: ordered, repeats kept, one line each.
     public struct Header: Sendable, Equatable, Codable {
+        /// The field name, as sent or received.
         public var name: String
+        /// The field value.
         public var value: String
 
+        /// A field with this name and value.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
@@ -126,6 +147,7 @@ public struct Cassette: Sendable, Equatable {
         /// Whether the bytes are UTF-8 text (written readable, as `"text"`).
         public let isText: Bool
 
+        /// A body holding `data`; text when it is UTF-8.
         public init(_ data: Data) {
             self.data = data
             isText = SecretScanner.withBuffer(data, UTF8Validation.isValid)
@@ -290,9 +312,11 @@ public struct Cassette: Sendable, Equatable {
     /// so a crash leaves either the old cassette or the new one, never half of one. A cassette
     /// that exists keeps its permissions (a 0600 cassette stays 0600).
     ///
-    /// - Parameter redaction: Whose registered secrets must not be written. If one is still in
-    ///   an interaction, in any encoding, or a compressed body could hide one, nothing is written
-    ///   and the error names the interaction and the place.
+    /// - Parameters:
+    ///   - url: The cassette file.
+    ///   - redaction: Whose registered secrets must not be written. If one is still in an
+    ///     interaction, in any encoding, or a compressed body could hide one, nothing is written
+    ///     and the error names the interaction and the place.
     public func write(to url: URL, refusing redaction: Redaction = .none) throws(CassetteError) {
         try checkNothingLeaks(redaction, file: url.path)
         do {

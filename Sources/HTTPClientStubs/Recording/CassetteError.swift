@@ -6,7 +6,9 @@ import HTTPClient
 public enum CassetteError: Error, CustomStringConvertible, LocalizedError, Equatable {
     /// The file cannot be read; `reason` is the system's ("No such file or directory").
     case unreadable(file: String, reason: String)
+    /// The file is not a cassette: `reason` says what is wrong and where.
     case corrupt(file: String, reason: String)
+    /// The file was written in a format version this library does not read.
     case unsupportedVersion(file: String, found: Int, supported: Int)
     /// The file cannot be written; `reason` is the system's ("Permission denied").
     case unwritable(file: String, reason: String)

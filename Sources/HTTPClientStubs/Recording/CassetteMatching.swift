@@ -4,9 +4,12 @@ import HTTPClient
 /// Which recorded exchange answers a request: method and URL always (query order ignored,
 /// redacted values compared redacted); optionally the body and chosen headers.
 public struct CassetteMatching: Sendable {
+    /// Whether the body must match too (JSON compared as JSON).
     public var body: Bool
+    /// Headers whose values must match too (names case-insensitive).
     public var headers: [String]
 
+    /// Matching on method and URL, and on the body and `headers` when given.
     public init(body: Bool = false, headers: [String] = []) {
         self.body = body
         self.headers = headers

@@ -13,7 +13,9 @@ import HTTPClient
 /// are answered synchronously, like `MockURLSession`; a request the cassette does not have
 /// fails with the stub engine's unmatched report (in modes `none` and `once` with a cassette).
 public final class CassetteSession: URLSessionProtocol, Sendable {
+    /// The cassette file.
     public let file: URL
+    /// When requests go to the network and are recorded.
     public let mode: RecordMode
     /// The engine that replays: verify and inspect it as any registry.
     public let stubs: StubRegistry
@@ -32,7 +34,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     /// is not set), so a developer can re-record without editing the test.
     ///
     /// - Throws: ``CassetteError/unknownRecordMode(_:)`` for an unknown mode name; otherwise as
-    ///   ``init(file:mode:upstream:matching:redaction:reporting:fileID:filePath:line:column:)``.
+    ///   ``init(file:mode:upstream:matching:redaction:replaysTiming:reporting:fileID:filePath:line:column:)``.
     public convenience init(
         file: URL,
         upstream: any URLSessionProtocol = URLSession.shared,
@@ -50,6 +52,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     /// Opens (or prepares to record) the cassette at `file`.
     ///
     /// - Parameters:
+    ///   - file: The cassette file: read when it exists, written when recording.
     ///   - mode: When to record.
     ///   - upstream: The real session requests go to when recording.
     ///   - matching: What a recorded exchange must match besides method and URL.
@@ -57,6 +60,11 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     ///   - replaysTiming: Streamed responses (recorded through `chunks(for:)`) are replayed with
     ///     the pauses between their chunks; by default the chunks come at once.
     ///   - reporting: Where unmatched requests are reported.
+    ///   - fileID: Where this is called (with `filePath`, `line` and `column`): failures the
+    ///     registry reports point here. Leave the defaults.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
     /// - Throws: ``CassetteError`` for a missing (in mode `none`), corrupt or unknown-version
     ///   cassette, naming the file.
     public init(

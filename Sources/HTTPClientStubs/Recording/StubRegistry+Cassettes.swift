@@ -6,10 +6,13 @@ extension StubRegistry {
     /// becomes one stub (indexed by method and path), answering its recordings in order and
     /// then repeating the last. Verification and unmatched reports work as for any stub.
     ///
-    /// - Parameter redaction: Applied to incoming URLs before comparing, so a request carrying
-    ///   a real token matches the recording whose token was redacted.
-    /// - Parameter replaysTiming: A streamed response keeps the pauses between its chunks
-    ///   (waited out where timing is simulated); otherwise its chunks come one after another.
+    /// - Parameters:
+    ///   - cassette: The recordings to serve.
+    ///   - matching: What a request must match besides method and URL.
+    ///   - redaction: Applied to incoming URLs before comparing, so a request carrying a real
+    ///     token matches the recording whose token was redacted.
+    ///   - replaysTiming: A streamed response keeps the pauses between its chunks (waited out
+    ///     where timing is simulated); otherwise its chunks come one after another.
     public func replay(
         _ cassette: Cassette, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard, replaysTiming: Bool = false
     ) {

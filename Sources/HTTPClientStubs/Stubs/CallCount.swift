@@ -3,8 +3,11 @@ import HTTPClient
 
 /// How many times a stub (or a kind of request) is expected to be requested.
 public enum CallCount: Sendable, Hashable, CustomStringConvertible {
+    /// This many times.
     case exactly(Int)
+    /// This many times or more.
     case atLeast(Int)
+    /// This many times or fewer.
     case atMost(Int)
 
     /// Not at all.
@@ -12,6 +15,7 @@ public enum CallCount: Sendable, Hashable, CustomStringConvertible {
     /// Exactly once.
     public static let once = CallCount.exactly(1)
 
+    /// Whether `count` calls satisfy the expectation.
     public func accepts(_ count: Int) -> Bool {
         switch self {
         case .exactly(let expected): count == expected

@@ -15,7 +15,7 @@ import HTTPClient
 /// ```
 ///
 /// Once released (or failed) the gate stays open: later requests are answered at once. A held
-/// request ignores timeouts: the test decides when it ends. ``StubRegistry/verify()`` reports
+/// request ignores timeouts: the test decides when it ends. ``StubRegistry/verify(fileID:filePath:line:column:)`` reports
 /// requests still held.
 public final class HeldResponse: Sendable, CustomStringConvertible {
     private enum Gate: Sendable {

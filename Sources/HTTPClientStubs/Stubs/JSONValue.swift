@@ -2,13 +2,19 @@ import Foundation
 
 /// A parsed JSON document, for comparing bodies regardless of key order and formatting.
 public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// Integers that fit in 64 bits stay exact.
     case integer(Int64)
+    /// A number with a fraction or an exponent, or too large for 64 bits.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object; a repeated name keeps its last value.
     case object([String: JSONValue])
 
     /// Parses JSON bytes (any top-level value, including fragments such as `"text"` or `3`).

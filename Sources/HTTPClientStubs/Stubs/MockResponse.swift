@@ -27,6 +27,7 @@ public struct MockResponse: Sendable {
         case completion(data: Data?, response: URLResponse?, error: (any Error)?)
     }
 
+    /// What the response is: an HTTP answer, a failure, or raw completion-handler values.
     public var outcome: Outcome
     /// Seconds to wait before the response headers arrive. Honoured by the URLProtocol
     /// transport, and by `MockURLSession` when created with `simulatesLatency: true`.
@@ -42,6 +43,7 @@ public struct MockResponse: Sendable {
     /// comes whole. Whole-body callers get every piece's bytes joined (see ``streamed(status:headers:_:)``).
     public var streamParts: [StreamPart] = []
 
+    /// A response with this outcome, delivered after `latency` seconds at `throughput`.
     public init(_ outcome: Outcome, latency: TimeInterval = 0, throughput: Throughput? = nil) {
         self.outcome = outcome
         self.latency = latency

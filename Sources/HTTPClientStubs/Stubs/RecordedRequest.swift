@@ -86,7 +86,9 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
 
     /// The request with its body in `httpBody` (a stream body is drained into it).
     public var urlRequest: URLRequest { capture.urlRequest }
+    /// The method.
     public var method: HTTPMethod { capture.method }
+    /// The URL (`about:blank` for a request that had none).
     public var url: URL { capture.url }
     /// The percent-decoded path; `/` when the URL has none.
     public var path: String { capture.path }
@@ -99,6 +101,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The URL as text, kept from capture: the scheme, host and query are read from it by
     /// hand when a condition asks, never through `URL`'s accessors (which bridge on Linux).
     var urlString: String { capture.urlString }
+    /// The header fields as sent.
     public var headers: HTTPHeaders { capture.headers }
 
     /// The value of the header named `lowercasedName` (repeated fields joined by `, `).

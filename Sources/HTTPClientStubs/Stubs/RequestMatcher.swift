@@ -107,10 +107,15 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// The result of testing a request: whether it matched, the captures, and for a miss
     /// every failed condition and how many conditions passed (to rank near misses).
     public struct Evaluation: Sendable {
+        /// Whether every condition passed.
         public var matched: Bool
+        /// The path parameters of a match.
         public var captures: [String: String]
+        /// Why each failed condition failed, for a miss.
         public var failures: [String]
+        /// How many conditions passed.
         public var passedConditions: Int
+        /// How many conditions there are.
         public var totalConditions: Int
         /// Partial credit of the failed conditions (a path that differs only at the end is nearer).
         var nearness: Double = 0

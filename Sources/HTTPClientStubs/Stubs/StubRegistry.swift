@@ -2,7 +2,7 @@ import Foundation
 import HTTPClient
 
 /// The stub engine: a registry of stubs that matches requests, produces responses, records
-/// every call, and verifies. Transports (``MockURLSession``, ``StubURLProtocol``, fixture
+/// every call, and verifies. Transports (``MockURLSession``, `StubURLProtocol`, fixture
 /// folders and cassettes) all answer through one.
 ///
 /// Every registry is an instance: create one per test and parallel tests never share stubs.
@@ -72,7 +72,12 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     ///     network instead of failing: `passThrough(.host(...))` for each.
     ///   - reporting: Where failures go; ``FailureReporting/automatic`` reports to the running
     ///     Swift Testing or XCTest test.
-    ///   - redaction: What reports and failure messages hide; ``Redaction/standard`` by default.
+    ///   - redaction: What reports and failure messages hide; `Redaction.standard` by default.
+    ///   - fileID: Where this is called (with `filePath`, `line` and `column`): failures the
+    ///     registry reports point here. Leave the defaults.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
     public init(
         _ name: String? = nil,
         passthroughHosts: Set<String> = [],
@@ -271,8 +276,10 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     /// the `next...` values while any is set, and, for a session created without a registry,
     /// 200 with an empty body.
     ///
-    /// - Parameter reportingMisses: `false` for a caller that handles misses itself (a cassette
-    ///   recording new episodes): the miss is then neither reported nor kept.
+    /// - Parameters:
+    ///   - urlRequest: The request as the transport received it.
+    ///   - reportingMisses: `false` for a caller that handles misses itself (a cassette
+    ///     recording new episodes): the miss is then neither reported nor kept.
     public func resolve(_ urlRequest: URLRequest, reportingMisses: Bool = true) -> Resolution {
         resolve(urlRequest, reportingMisses: reportingMisses, bodyIsHidden: false)
     }

@@ -3,8 +3,10 @@ import HTTPClient
 
 /// A download speed for ``MockResponse/throttled(to:)``.
 public struct Throughput: Sendable, Hashable {
+    /// The speed.
     public var bytesPerSecond: Double
 
+    /// A speed of `bytesPerSecond`.
     public init(bytesPerSecond: Double) {
         self.bytesPerSecond = bytesPerSecond
     }

@@ -10,13 +10,19 @@ import HTTPClient
 public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
     /// One registered stub and why it did not match.
     public struct Candidate: Sendable {
+        /// The stub, as reports name it.
         public let stub: String
+        /// Where the stub was declared.
         public let location: CallSite
+        /// Why it did not match, one reason per failed condition.
         public let reasons: [String]
+        /// How near it came, 0...1 (the share of its conditions that passed).
         public let closeness: Double
     }
 
+    /// The request no stub answered.
     public let request: RecordedRequest
+    /// The registry that saw it.
     public let registryName: String
     /// Every registered stub, closest first.
     public let candidates: [Candidate]
