@@ -45,72 +45,30 @@ extension JSONParser where Builder == JSONValueBuilder {
     /// An object contains `wanted` when each wanted member is present and contains its value.
     /// A repeated name counts by its last value, as the tree keeps it.
     private mutating func object(containing wanted: [String: JSONValue]) throws(Failure) -> Bool {
-        try enter()
-        defer { depth -= 1 }
-        index += 1
         var found: [String: Bool] = [:]
-        skipSpace()
-        if peek(UInt8(ascii: "}")) {
-            index += 1
-            return wanted.isEmpty
-        }
-        while true {
-            skipSpace()
-            guard peek(UInt8(ascii: "\"")) else { throw failure("a member name in quotes was expected") }
-            let name = try string()
-            skipSpace()
-            guard peek(UInt8(ascii: ":")) else { throw failure("\":\" was expected after a member name") }
-            index += 1
-            skipSpace()
+        try readObject { parser, name throws(Failure) in
             if let value = JSONValue.member(name, of: wanted) {
-                found[name] = try contains(value)
+                found[name] = try parser.contains(value)
             } else {
-                try check()
+                try parser.check()
             }
-            skipSpace()
-            if peek(UInt8(ascii: ",")) {
-                index += 1
-                continue
-            }
-            if peek(UInt8(ascii: "}")) {
-                index += 1
-                return wanted.keys.allSatisfy { found[$0] == true }
-            }
-            throw failure("\",\" or \"}\" was expected")
         }
+        return wanted.keys.allSatisfy { found[$0] == true }
     }
 
     /// An array contains `wanted` when it has as many items, each containing its counterpart.
     private mutating func array(containing wanted: [JSONValue]) throws(Failure) -> Bool {
-        try enter()
-        defer { depth -= 1 }
-        index += 1
         var count = 0
         var all = true
-        skipSpace()
-        if peek(UInt8(ascii: "]")) {
-            index += 1
-            return wanted.isEmpty
-        }
-        while true {
-            skipSpace()
-            if count < wanted.count {
-                let contains = try contains(wanted[count])
+        try readArray { parser, position throws(Failure) in
+            if position < wanted.count {
+                let contains = try parser.contains(wanted[position])
                 all = all && contains
             } else {
-                try check()
+                try parser.check()
             }
-            count += 1
-            skipSpace()
-            if peek(UInt8(ascii: ",")) {
-                index += 1
-                continue
-            }
-            if peek(UInt8(ascii: "]")) {
-                index += 1
-                return all && count == wanted.count
-            }
-            throw failure("\",\" or \"]\" was expected")
+            count = position + 1
         }
+        return all && count == wanted.count
     }
 }

@@ -94,14 +94,40 @@ struct JSONParser<Builder: JSONBuilder> {
     }
 
     private mutating func object() throws(Failure) -> Builder.Value {
+        var members = builder.makeMembers()
+        try readObject { parser, name throws(Failure) in
+            let value = try parser.value()
+            parser.builder.set(name, value, in: &members)
+        }
+        return builder.object(members)
+    }
+
+    private mutating func array() throws(Failure) -> Builder.Value {
+        var items = builder.makeItems()
+        var building = true
+        try readArray { parser, _ throws(Failure) in
+            if building {
+                building = parser.builder.append(try parser.value(), to: &items)
+            } else {
+                try parser.check()
+            }
+        }
+        return builder.array(items)
+    }
+
+    // MARK: Objects and arrays
+
+    /// Reads the object at the current position: for each member, `member` is given its name,
+    /// with the parser at its value, which `member` must read. Every way to read an object
+    /// (building, checking, looking for members) goes through here.
+    mutating func readObject(_ member: (inout JSONParser, String) throws(Failure) -> Void) throws(Failure) {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members = builder.makeMembers()
         skipSpace()
         if peek(UInt8(ascii: "}")) {
             index += 1
-            return builder.object(members)
+            return
         }
         while true {
             skipSpace()
@@ -111,8 +137,7 @@ struct JSONParser<Builder: JSONBuilder> {
             guard peek(UInt8(ascii: ":")) else { throw failure("\":\" was expected after a member name") }
             index += 1
             skipSpace()
-            let value = try value()
-            builder.set(name, value, in: &members)
+            try member(&self, name)
             skipSpace()
             if peek(UInt8(ascii: ",")) {
                 index += 1
@@ -120,30 +145,28 @@ struct JSONParser<Builder: JSONBuilder> {
             }
             if peek(UInt8(ascii: "}")) {
                 index += 1
-                return builder.object(members)
+                return
             }
             throw failure("\",\" or \"}\" was expected")
         }
     }
 
-    private mutating func array() throws(Failure) -> Builder.Value {
+    /// Reads the array at the current position: `item` is given each item's position (0 for
+    /// the first), with the parser at the item, which `item` must read.
+    mutating func readArray(_ item: (inout JSONParser, Int) throws(Failure) -> Void) throws(Failure) {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var items = builder.makeItems()
-        var building = true
         skipSpace()
         if peek(UInt8(ascii: "]")) {
             index += 1
-            return builder.array(items)
+            return
         }
+        var position = 0
         while true {
             skipSpace()
-            if building {
-                building = builder.append(try value(), to: &items)
-            } else {
-                try check()
-            }
+            try item(&self, position)
+            position += 1
             skipSpace()
             if peek(UInt8(ascii: ",")) {
                 index += 1
@@ -151,7 +174,7 @@ struct JSONParser<Builder: JSONBuilder> {
             }
             if peek(UInt8(ascii: "]")) {
                 index += 1
-                return builder.array(items)
+                return
             }
             throw failure("\",\" or \"]\" was expected")
         }
