@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// Every ```swift block of README.md (except the Package.swift snippet, which is not test code)
-/// must appear, line for line and in order, in ReadmeExamplesTests.swift, which the test build
-/// compiles. `import` lines are compared separately: the examples file imports once at the top.
-@Suite("README")
+/// Every ```swift block of README.md and of the DocC articles (except the Package.swift snippet,
+/// which is not test code) must appear, line for line and in order, in
+/// ReadmeExamplesTests.swift, which the test build compiles. `import` lines are compared separately: the examples file imports once at the top.
+@Suite("README and the documentation articles")
 struct ReadmeIsCompiledTests {
     /// The repository: this file is Tests/HTTPClientMocksTests/Readme/ReadmeIsCompiledTests.swift.
     static let root = URL(fileURLWithPath: #filePath)
@@ -20,17 +20,32 @@ struct ReadmeIsCompiledTests {
         readme.components(separatedBy: "```swift\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
     }
 
+    /// README.md and every DocC article: what a reader is shown must compile.
+    static var documents: [URL] {
+        let catalogs = ["Sources/HTTPClient/HTTPClient.docc", "Sources/HTTPClientMocks/HTTPClientMocks.docc"]
+        let articles = catalogs.flatMap { catalog in
+            ((try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(catalog).path)) ?? [])
+                .filter { $0.hasSuffix(".md") }.sorted().map { root.appendingPathComponent(catalog).appendingPathComponent($0) }
+        }
+        return [root.appendingPathComponent("README.md")] + articles
+    }
+
     @Test func everySwiftExampleIsCompiledInATest() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let examples = try String(
             contentsOf: Self.root.appendingPathComponent("Tests/HTTPClientMocksTests/Readme/ReadmeExamplesTests.swift"),
             encoding: .utf8)
         let compiled = Self.meaningfulLines(examples).joined(separator: "\n")
-        let blocks = Self.swiftBlocks(in: readme).filter { !$0.contains("Package.swift") }
-        #expect(blocks.count >= 3)
-        for block in blocks {
-            let lines = Self.meaningfulLines(block).joined(separator: "\n")
-            #expect(compiled.contains(lines), "README example not found in ReadmeExamplesTests.swift:\n\(block)")
+        var checked = 0
+        for document in Self.documents {
+            let text = try String(contentsOf: document, encoding: .utf8)
+            for block in Self.swiftBlocks(in: text) where !block.contains("Package.swift") {
+                let lines = Self.meaningfulLines(block).joined(separator: "\n")
+                #expect(
+                    compiled.contains(lines), "\(document.lastPathComponent): example not found in ReadmeExamplesTests.swift:\n\(block)")
+                checked += 1
+            }
         }
+        // README and the articles hold dozens of examples: finding few means the search broke.
+        #expect(Self.documents.count >= 9 && checked >= 15, "\(Self.documents.count) documents, \(checked) examples")
     }
 }

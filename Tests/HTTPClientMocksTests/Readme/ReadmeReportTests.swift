@@ -3,8 +3,8 @@ import HTTPClient
 import HTTPClientMocks
 import Testing
 
-/// The unmatched-request report shown in README.md is produced here: this test fails if the
-/// README's copy differs from what the engine prints.
+/// The unmatched-request report shown in the stubbing article is produced here: this test fails
+/// if the article's copy differs from what the engine prints.
 @Suite("README report")
 struct ReadmeReportTests {
     static func makeReport() throws -> String {
@@ -19,8 +19,11 @@ struct ReadmeReportTests {
         return error.report.description
     }
 
-    @Test func readmeShowsARealReport() throws {
-        let readme = try String(contentsOf: ReadmeIsCompiledTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test func theStubbingArticleShowsARealReport() throws {
+        let readme = try String(
+            contentsOf: ReadmeIsCompiledTests.root.appendingPathComponent(
+                "Sources/HTTPClientMocks/HTTPClientMocks.docc/StubbingAndVerification.md"),
+            encoding: .utf8)
         let marker = "<!-- unmatched-report: produced by ReadmeReportTests -->\n```text\n"
         let start = try #require(readme.range(of: marker))
         let block = try #require(readme[start.upperBound...].components(separatedBy: "\n```").first)
