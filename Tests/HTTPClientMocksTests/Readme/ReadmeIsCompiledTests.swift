@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// Every ```swift block of README.md and of the DocC articles (except the Package.swift snippet,
-/// which is not test code) must appear, line for line and in order, in
-/// ReadmeExamplesTests.swift, which the test build compiles. `import` lines are compared separately: the examples file imports once at the top.
+/// which is not test code, and blocks that start with `// Before:`, which show another library's
+/// API) must appear, line for line and in order, in one of this folder's `*ExamplesTests.swift`
+/// files, which the test build compiles. `import` lines are compared separately: the examples file imports once at the top.
 @Suite("README and the documentation articles")
 struct ReadmeIsCompiledTests {
     /// The repository: this file is Tests/HTTPClientMocksTests/Readme/ReadmeIsCompiledTests.swift.
@@ -31,17 +32,20 @@ struct ReadmeIsCompiledTests {
     }
 
     @Test func everySwiftExampleIsCompiledInATest() throws {
-        let examples = try String(
-            contentsOf: Self.root.appendingPathComponent("Tests/HTTPClientMocksTests/Readme/ReadmeExamplesTests.swift"),
-            encoding: .utf8)
-        let compiled = Self.meaningfulLines(examples).joined(separator: "\n")
+        // Every *ExamplesTests.swift file of this folder holds compiled examples.
+        let folder = Self.root.appendingPathComponent("Tests/HTTPClientMocksTests/Readme")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix("ExamplesTests.swift") }.sorted()
+        let examples = try files.map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+        let compiled = examples.map { Self.meaningfulLines($0).joined(separator: "\n") }
         var checked = 0
         for document in Self.documents {
             let text = try String(contentsOf: document, encoding: .utf8)
-            for block in Self.swiftBlocks(in: text) where !block.contains("Package.swift") {
+            // Not test code: a Package.swift snippet, and another library's API shown for comparison.
+            for block in Self.swiftBlocks(in: text) where !block.contains("Package.swift") && !block.hasPrefix("// Before:") {
                 let lines = Self.meaningfulLines(block).joined(separator: "\n")
                 #expect(
-                    compiled.contains(lines), "\(document.lastPathComponent): example not found in ReadmeExamplesTests.swift:\n\(block)")
+                    compiled.contains { $0.contains(lines) },
+                    "\(document.lastPathComponent): example not found in \(files.joined(separator: ", ")):\n\(block)")
                 checked += 1
             }
         }
