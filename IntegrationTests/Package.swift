@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The other library whose main type is called HTTPClient: one file uses both.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -36,6 +38,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPClient", package: "HTTPClient"),
                 .product(name: "HTTPClientMocks", package: "HTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             // The OpenAPI document the generated client in ProfilesAPI/Generated comes from.
             exclude: ["ProfilesAPI/openapi.yaml", "ProfilesAPI/openapi-generator-config.yaml", "ProfilesAPI/README.md"]),

@@ -32,10 +32,15 @@ struct ReadmeIsCompiledTests {
     }
 
     @Test func everySwiftExampleIsCompiledInATest() throws {
-        // Every *ExamplesTests.swift file of this folder holds compiled examples.
-        let folder = Self.root.appendingPathComponent("Tests/HTTPClientMocksTests/Readme")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix("ExamplesTests.swift") }.sorted()
-        let examples = try files.map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+        // Every *ExamplesTests.swift file of these folders holds compiled examples (the one that
+        // imports AsyncHTTPClient lives in the integration tests, which may depend on it).
+        let folders = ["Tests/HTTPClientMocksTests/Readme", "IntegrationTests/Tests/IntegrationTests"].map(Self.root.appendingPathComponent)
+        let sources = try folders.flatMap { folder in
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix("ExamplesTests.swift") }.sorted()
+                .map { folder.appendingPathComponent($0) }
+        }
+        let files = sources.map(\.lastPathComponent)
+        let examples = try sources.map { try String(contentsOf: $0, encoding: .utf8) }
         let compiled = examples.map { Self.meaningfulLines($0).joined(separator: "\n") }
         var checked = 0
         for document in Self.documents {
