@@ -38,3 +38,28 @@ extension StubRegistry {
         return http.statusCode
     }
 }
+
+/// The body of the answer `stubs` gives `method url` with `headers`, as text; `nil` when no stub
+/// answers. For routing tests: each stub answers with text naming itself.
+func answer(
+    _ stubs: StubRegistry, _ url: String, method: String = "GET", headers: [String: String] = [:]
+) -> String? {
+    let sent = request(method, url, headers: headers)
+    guard case .respond(let response, _, _) = stubs.resolve(sent, reportingMisses: false),
+        let body = response.completionArguments(for: sent).0
+    else { return nil }
+    return String(decoding: body, as: UTF8.self)
+}
+
+/// SplitMix64: a failure names a seed that repeats it.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -7,13 +7,6 @@ import Testing
 /// stubs; the behaviour must be the same as scanning: the newest matching stub wins.
 @Suite("Stubs filed by exact query")
 struct QueryIndexTests {
-    private func answer(_ stubs: StubRegistry, _ url: String, method: String = "GET") -> String? {
-        guard case .respond(let response, _, _) = stubs.resolve(request(method, url), reportingMisses: false),
-            let body = response.completionArguments(for: request(method, url)).0
-        else { return nil }
-        return String(decoding: body, as: UTF8.self)
-    }
-
     @Test func eachOfAThousandQueryVariantsFindsItsOwnStub() {
         let stubs = StubRegistry(reporting: .disabled)
         for page in 0..<1000 { stubs.stub(.get, "https://api.example.com/items?page=\(page)&size=20").respond(.text("page \(page)")) }

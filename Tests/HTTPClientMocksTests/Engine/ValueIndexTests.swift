@@ -8,14 +8,6 @@ import Testing
 /// matching stub wins, whatever order stubs and conditions were added in.
 @Suite("Stubs filed by a required value or by leading segments")
 struct ValueIndexTests {
-    private func answer(_ stubs: StubRegistry, _ url: String, method: String = "GET", headers: [String: String] = [:]) -> String? {
-        let sent = request(method, url, headers: headers)
-        guard case .respond(let response, _, _) = stubs.resolve(sent, reportingMisses: false),
-            let body = response.completionArguments(for: sent).0
-        else { return nil }
-        return String(decoding: body, as: UTF8.self)
-    }
-
     // MARK: Header values
 
     @Test func eachOfAThousandHeaderVariantsFindsItsOwnStub() {
