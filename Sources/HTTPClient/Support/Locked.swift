@@ -1,16 +1,10 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Foundation
 
 /// A value guarded by a lock: the one way mutable state is shared across threads in this package.
 ///
-/// One allocation holds both the value and the lock (an `os_unfair_lock` on Darwin, a
-/// `pthread_mutex_t` elsewhere): `NSLock` costs several allocations on Linux, and the mocked
-/// round trip creates a box per request. `package` so that `HTTPClientStubs` uses the same box;
+/// One allocation holds both the value and the lock (the platform's `LockPrimitive`, see
+/// Platform.swift): `NSLock` costs several allocations on Linux, and the mocked round trip
+/// creates a box per request. `package` so that `HTTPClientStubs` uses the same box;
 /// it is not part of the public API.
 ///
 /// `@inlinable` so that each use is specialised in the module that uses it: otherwise every
@@ -49,48 +43,22 @@ package struct Locked<Value: Sendable>: @unchecked Sendable {
         static func make(_ value: Value) -> Storage {
             let buffer = create(minimumCapacity: 1) { _ in value }
             let storage = unsafeDowncast(buffer, to: Storage.self)
-            storage.withUnsafeMutablePointerToElements { lock in
-                #if canImport(Darwin)
-                lock.initialize(to: os_unfair_lock())
-                #else
-                lock.initialize(to: pthread_mutex_t())
-                pthread_mutex_init(lock, nil)
-                #endif
-            }
+            storage.withUnsafeMutablePointerToElements(PlatformLock.initialize)
             return storage
         }
 
         @inlinable
         static func lock(_ lock: UnsafeMutablePointer<LockPrimitive>) {
-            #if canImport(Darwin)
-            os_unfair_lock_lock(lock)
-            #else
-            pthread_mutex_lock(lock)
-            #endif
+            PlatformLock.lock(lock)
         }
 
         @inlinable
         static func unlock(_ lock: UnsafeMutablePointer<LockPrimitive>) {
-            #if canImport(Darwin)
-            os_unfair_lock_unlock(lock)
-            #else
-            pthread_mutex_unlock(lock)
-            #endif
+            PlatformLock.unlock(lock)
         }
 
         deinit {
-            withUnsafeMutablePointerToElements { lock in
-                #if !canImport(Darwin)
-                pthread_mutex_destroy(lock)
-                #endif
-                _ = lock.deinitialize(count: 1)
-            }
+            withUnsafeMutablePointerToElements(PlatformLock.destroy)
         }
     }
 }
-
-#if canImport(Darwin)
-package typealias LockPrimitive = os_unfair_lock
-#else
-package typealias LockPrimitive = pthread_mutex_t
-#endif

@@ -1,5 +1,4 @@
 import Foundation
-@_exported import FoundationNetworking
 
 /// A task that a ``URLSessionProtocol`` created: something that can be started and cancelled.
 ///

@@ -1,12 +1,5 @@
 import Foundation
 
-// The one place that knows URLSession lives in a separate module on Linux. Re-exporting it
-// means every file of this module, and every client of it, sees URLSession, URLRequest and
-// URLResponse with a plain `import Foundation` + `import HTTPClient`.
-#if canImport(FoundationNetworking)
-@_exported import FoundationNetworking
-#endif
-
 /// What ``HTTPClient``, and code written against `URLSession`, needs from a session: data tasks
 /// for the completion-handler style, and `URLSession`'s own `async` methods.
 ///

@@ -1,12 +1,5 @@
 import Foundation
-
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import HTTPClient
 
 /// Replaces a file in one step, keeping the permissions of the file it replaces.
 enum AtomicFile {
@@ -54,15 +47,4 @@ enum AtomicFile {
         let reason = String(cString: strerror(errno))
         return CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(action): \(reason)"])
     }
-}
-
-/// write(2), named apart from the many `write` methods in scope.
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Darwin)
-    Darwin.write(descriptor, buffer, count)
-    #elseif canImport(Glibc)
-    Glibc.write(descriptor, buffer, count)
-    #else
-    Musl.write(descriptor, buffer, count)
-    #endif
 }
