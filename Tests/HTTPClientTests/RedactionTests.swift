@@ -88,6 +88,63 @@ struct RedactionTests {
         #expect(redaction.redacted(text: text) == text)
     }
 
+    // MARK: User info in URLs
+
+    @Test(
+        "the password of a URL's user info is hidden, the user name kept",
+        arguments: [
+            ("http://alice:pa55word@h/a?page=2", "http://alice:REDACTED@h/a?page=2"),
+            ("https://alice:p%40ss%3Aw0rd@h:8443/", "https://alice:REDACTED@h:8443/"),
+            ("http://alice:pa55word@[::1]:8080/x", "http://alice:REDACTED@[::1]:8080/x"),
+            ("http://a@b:pa55@h/x", "http://a@b:REDACTED@h/x"),
+            ("http://alice:@h/", "http://alice:REDACTED@h/"),
+        ])
+    func userInfoPassword(url: String, expected: String) {
+        #expect(Redaction.standard.redacted(url: url) == expected)
+    }
+
+    @Test func aUserInfoWithoutAPasswordIsHiddenWhole() {
+        // https://TOKEN@host is how tokens travel in Git remotes and CI variables.
+        #expect(Redaction.standard.redacted(url: "https://ghp_abc123@h/repo") == "https://REDACTED@h/repo")
+    }
+
+    @Test func anAtSignOutsideTheAuthorityIsNoUserInfo() {
+        for url in ["https://h/users/me@example.com", "https://h/a?email=me@example.com", "https://h/#me@x"] {
+            #expect(Redaction.standard.redacted(url: url) == url)
+        }
+    }
+
+    @Test func userInfoIsHiddenInEveryURLOfAText() {
+        let text = "GET http://alice:pa55word@h/a failed; retried \"https://bob:s3cret@h/b\" (ftp://carol:c4rol@files/c)"
+        let redacted = Redaction.standard.redacted(text: text)
+        #expect(
+            redacted == "GET http://alice:REDACTED@h/a failed; retried \"https://bob:REDACTED@h/b\" (ftp://carol:REDACTED@files/c)")
+        #expect(Redaction.standard.redacted(text: redacted) == redacted)
+    }
+
+    @Test func userInfoIsHiddenInAHeaderValue() {
+        #expect(Redaction.standard.redacted(header: "Referer", value: "http://alice:pa55word@h/a") == "http://alice:REDACTED@h/a")
+    }
+
+    @Test func withoutNameRulesUserInfoIsKept() {
+        #expect(Redaction.none.redacted(url: "http://alice:pa55word@h/a") == "http://alice:pa55word@h/a")
+    }
+
+    @Test func theBasicCredentialBuiltFromUserInfoIsAHiddenValue() {
+        let values = Redaction.standard.hiddenValues(url: "http://alice:p%40ss@h/a", headers: [:], body: nil, contentType: nil)
+        #expect(values.contains("p@ss"))
+        #expect(values.contains(Data("alice:p@ss".utf8).base64EncodedString()))
+        let echo = "Authorization: Basic \(Data("alice:p@ss".utf8).base64EncodedString())"
+        #expect(!Redaction.standard.hiding(values).redacted(text: echo).contains("YWxpY2U6cEBzcw"))
+    }
+
+    @Test func anErrorDescriptionHidesTheURLsPassword() throws {
+        let url = try #require(URL(string: "http://alice:pa55word@h/a"))
+        let error = HTTPClientError(transportError: URLError(.cannotConnectToHost), url: url)
+        #expect(!error.description.contains("pa55word"))
+        #expect(error.description.contains("http://alice:REDACTED@h/a"))
+    }
+
     // MARK: Name rules
 
     @Test(

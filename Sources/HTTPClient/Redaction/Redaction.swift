@@ -6,7 +6,9 @@ import Foundation
 /// One set of name rules covers header names, query and fragment parameters, form fields and
 /// JSON members alike. Names are compared normalised: case, `-`, `_`, `.`, spaces and camelCase
 /// boundaries do not matter, so the rule `accessToken` also hides `access_token`, `Access-Token`
-/// and `ACCESS.TOKEN`. A hidden JSON member loses its whole value, whatever its type.
+/// and `ACCESS.TOKEN`. A hidden JSON member loses its whole value, whatever its type. With any
+/// name rule, the password of a URL's user info (`https://user:password@host`) is hidden in
+/// every text written, and so is the Basic credential built from it wherever it is echoed.
 ///
 /// ```swift
 /// let redaction = Redaction.standard
@@ -132,8 +134,9 @@ public struct Redaction: Sendable {
 
     // MARK: Applying
 
-    /// The URL with hidden query and fragment parameters' values replaced (names kept), and
-    /// secrets removed from every part, path included.
+    /// The URL with hidden query and fragment parameters' values replaced (names kept), the
+    /// password of its user info hidden (`https://user:REDACTED@host`; a user info without a
+    /// password is hidden whole), and secrets removed from every part, path included.
     public func redacted(url: String) -> String {
         var text = url
         if !nameRules.isEmpty {
@@ -213,7 +216,8 @@ public struct Redaction: Sendable {
 
     /// The original values the name rules hide in a request or response: header values (and a
     /// bearer token without its scheme, cookie values without their names, the user and
-    /// password of a Basic credential), and query, fragment, form and JSON values.
+    /// password of a Basic credential), the password of the URL's user info (and the Basic
+    /// credential built from it), and query, fragment, form and JSON values.
     ///
     /// Servers echo credentials (a debug endpoint returning the request headers, a token in a
     /// redirect URL): pass these to ``hiding(_:)`` so a copy elsewhere is hidden too.
@@ -232,6 +236,7 @@ public struct Redaction: Sendable {
             values += Self.parts(ofCredential: field.value)
         }
         if let url {
+            values += Self.userInfoCredentials(ofURL: url)
             let parts = Self.parts(ofURL: url)
             for list in [parts.query, parts.fragment].compactMap({ $0 }) {
                 values += hiddenParameterValues(in: String(list))
@@ -291,7 +296,8 @@ public struct Redaction: Sendable {
     }
 
     private func finishing(_ text: String) -> String {
-        let scrubbed = scanner.replacing(in: text, with: Self.placeholder)
+        var scrubbed = scanner.replacing(in: text, with: Self.placeholder)
+        if !nameRules.isEmpty { scrubbed = Self.hidingUserInfo(in: scrubbed) }
         return customRules.reduce(scrubbed) { text, rule in rule(text) }
     }
 

@@ -79,6 +79,19 @@ struct CassetteRedactionTests {
         #expect(cassette.interactions[0].response.body?.data.starts(with: [0xFF, 0xFE, 0x01]) == true)
     }
 
+    @Test func aURLsUserInfoAndTheBasicCredentialTheServerEchoesAreNotWritten() async throws {
+        let credential = Data("alice:pa55-w0rd".utf8).base64EncodedString()
+        upstream.stubs.stub(.get, "/echo").respond(.json(raw: #"{"authorization": "Basic \#(credential)", "seen": "\#(credential)"}"#))
+        _ = try await record(.standard).get(testURL("http://alice:pa55-w0rd@h/echo"))
+        let written = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        #expect(!written.contains("pa55-w0rd"))
+        #expect(!written.contains(credential))
+        #expect(written.contains("http://alice:REDACTED@h/echo"))
+        // The redacted URL still finds its interaction when the same request is replayed.
+        let replay = HTTPClient(session: try CassetteSession(file: file, mode: .none, reporting: .disabled))
+        #expect(try await replay.get(testURL("http://alice:pa55-w0rd@h/echo")).statusCode == 200)
+    }
+
     @Test func aCompressedBodyThatCouldHideASecretIsNotWritten() async throws {
         let api = upstream.stubs
         api.stub(.get, "/gz").respond(.status(200, headers: ["Content-Encoding": "gzip"], body: Data([0x1F, 0x8B, 0x08, 0x00, 0x01])))
