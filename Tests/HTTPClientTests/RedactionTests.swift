@@ -98,6 +98,7 @@ struct RedactionTests {
             ("http://alice:pa55word@[::1]:8080/x", "http://alice:REDACTED@[::1]:8080/x"),
             ("http://a@b:pa55@h/x", "http://a@b:REDACTED@h/x"),
             ("http://alice:@h/", "http://alice:REDACTED@h/"),
+            ("http://alice:it's(ok)@h/", "http://alice:REDACTED@h/"),
         ])
     func userInfoPassword(url: String, expected: String) {
         #expect(Redaction.standard.redacted(url: url) == expected)
@@ -120,6 +121,10 @@ struct RedactionTests {
         #expect(
             redacted == "GET http://alice:REDACTED@h/a failed; retried \"https://bob:REDACTED@h/b\" (ftp://carol:REDACTED@files/c)")
         #expect(Redaction.standard.redacted(text: redacted) == redacted)
+    }
+
+    @Test func aURLRightAfterAnotherAuthorityStillHasItsPasswordHidden() {
+        #expect(Redaction.standard.redacted(text: "x://a@http://alice:pa55word@h/") == "x://REDACTED@http://alice:REDACTED@h/")
     }
 
     @Test func userInfoIsHiddenInAHeaderValue() {

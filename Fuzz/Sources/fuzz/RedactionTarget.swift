@@ -42,6 +42,20 @@ extension Targets {
         let lineRedaction = Redaction.none.secret(secret)
         check(Array(lineRedaction.redacted(header: "X-Echo", value: line).utf8), "header")
         check(Array(lineRedaction.redacted(url: "https://h/a?q=" + line).utf8), "URL")
+        // A password in a URL's user info is hidden by the standard rules, wherever the URL stands.
+        let password = secret.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? ""
+        // Percent-encoded, it holds no space, `/`, `:` or `@`: it can only be found in its own place,
+        // around it, or in `http`.
+        if password != "http", !contains(Array(password.utf8), in: before + after) {
+            let written =
+                String(decoding: before, as: UTF8.self) + " http://u:\(password)@h/ "
+                + String(decoding: after, as: UTF8.self)
+            let redacted = Array(Redaction.standard.redacted(text: written).utf8)
+            let separated = replacing(Array(Redaction.placeholder.utf8), with: [0], in: redacted)
+            if contains(Array(password.utf8), in: separated) {
+                fail("the password \(password.debugDescription) survived in \(written.prefix(400).debugDescription)")
+            }
+        }
         // And the standard rules on arbitrary text never crash (JSON, forms, URLs).
         _ = Redaction.standard.redacted(body: data, contentType: "application/json")
         _ = Redaction.standard.redacted(url: String(decoding: data, as: UTF8.self))

@@ -53,8 +53,9 @@ extension Redaction {
     }
 
     /// The ranges of the user info (between `://` and the last `@` of the authority) of every URL
-    /// written in `bytes`. The authority ends at `/`, `?`, `#`, or a byte no URL holds there
-    /// (whitespace, quotes, brackets of the surrounding text).
+    /// written in `bytes`. The authority ends at `/`, `?`, `#`, or a byte no URL holds
+    /// (whitespace, `"`, `<`, `>`, ...); trailing text it takes in (`(http://u:p@h)`) moves no
+    /// `@`, so the user info found is the same.
     private static func userInfoRanges(in bytes: [UInt8]) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var index = 0
@@ -71,16 +72,19 @@ extension Redaction {
                 end += 1
             }
             if let lastAt, lastAt > start { ranges.append(start..<lastAt) }
-            index = end
+            // On from just after this `://`, not from the authority's end: the `:` of another
+            // `://` may end it (`a://b@http://user:password@host`). Every `@` of this authority
+            // comes before that `:`, so the ranges stay apart and in order.
+            index = start
         }
         return ranges
     }
 
     private static func endsAuthority(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "<"),
-            UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "`"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "{"),
-            UInt8(ascii: "}"), UInt8(ascii: "|"), 0x00...0x20, 0x7F:
+        // `'`, `(` and `)` may stand in a user info (RFC 3986's sub-delims): they do not end it.
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"),
+            UInt8(ascii: "\\"), UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "|"), 0x00...0x20, 0x7F:
             true
         default:
             false
