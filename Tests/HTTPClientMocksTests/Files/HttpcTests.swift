@@ -40,16 +40,21 @@ struct HttpcTests {
         try run(arguments, environment: environment)
     }
 
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    /// Runs httpc in `directory` (the package's root by default), its standard input a pipe
+    /// that stays open: a command that read it would hang.
+    func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL = Self.root) throws -> Run {
         let process = Process()
         process.executableURL = try Self.binary
         process.arguments = arguments
-        process.currentDirectoryURL = Self.root
+        process.currentDirectoryURL = directory
+        // No proxy: the loopback server is reached directly.
         process.environment = ProcessInfo.processInfo.environment
-            .filter { !$0.key.hasPrefix("HTTPCLIENT_") }
+            .filter { !$0.key.hasPrefix("HTTPCLIENT_") && !$0.key.lowercased().hasSuffix("_proxy") }
             .merging(environment) { _, new in new }
+        let input = Pipe()
         let output = Pipe()
         let errors = Pipe()
+        process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
         try process.run()
@@ -130,10 +135,18 @@ struct HttpcTests {
             ),
             (["https://h/", "-d", "@/nonexistent/body.json"], "/nonexistent/body.json: cannot be read (No such file or directory)"),
             (["--", "-h"], "\"-h\" is not an http or https URL"),
-            (["https://h/", "-T", "/nonexistent/upload.bin"], "/nonexistent/upload.bin: cannot be read (no such readable file)"),
-            (["https://h/", "-T", "Package.swift", "-d", "x"], "give one body: -T, -d or --json"),
+            (["https://h/", "-T", "Package.swift", "-d", "x"], "use -T or -d, not both"),
+            (["https://h/", "--json", "{}", "-T", "Package.swift"], "use -T or --json, not both"),
+            (["https://h/", "-T", "Package.swift", "-o", "out"], "use -T or -o, not both"),
+            (["https://h/", "--stream", "--upload-file", "Package.swift"], "use --upload-file or --stream, not both"),
             (["https://h/", "-o", "out", "--stream"], "use -o or --stream, not both"),
+            (["https://h/", "--fixtures", "a", "--cassette", "b"], "use --fixtures or --cassette, not both"),
+            (["https://h/", "-d", "a", "--json", "{}"], "use -d or --json, not both"),
+            (["https://h/", "-d", "a", "-d", "b"], "-d is given twice; give it once"),
+            (["https://h/", "-d", "a", "--data", "b"], "use -d or --data, not both"),
             (["https://h/", "-o", "a", "-o", "b"], "-o is given twice; give it once"),
+            (["https://h/", "-o", "a", "--output", "b"], "use -o or --output, not both"),
+            (["https://h/", "-T", "a", "-T", "b"], "-T is given twice; give it once"),
         ])
     func usageErrors(arguments: [String], message: String) throws {
         let process = try run(arguments)
@@ -229,5 +242,171 @@ struct HttpcTests {
         let run = try httpc("https://api.example.com/users/99?api_key=k-1234", "--fixtures", Self.fixtures)
         #expect(!run.errors.contains("k-1234"))
         #expect(run.errors.contains("api_key=REDACTED"))
+    }
+
+    // MARK: Help
+
+    @Test func theSynopsisListsEveryOptionTheHelpDescribes() throws {
+        let help = try httpc("--help").output
+        let sections = help.components(separatedBy: "\n\n")
+        let synopsis = try #require(sections.first)
+        let described = try #require(sections.dropFirst().first).split(separator: "\n").compactMap { line in
+            line.split(separator: " ").first.flatMap {
+                $0.hasPrefix("-") ? String($0).trimmingCharacters(in: CharacterSet(charactersIn: ",")) : nil
+            }
+        }
+        #expect(described.count == 12)
+        let words = Set(synopsis.split(whereSeparator: { " []|\n".contains($0) }).map(String.init))
+        for option in described {
+            #expect(words.contains(option), "\(option) is not in the synopsis")
+        }
+    }
+
+    @Test func theHelpDocumentsTheExitStatusesTheseTestsCheck() throws {
+        let help = try httpc("--help").output
+        let paragraph = try #require(help.range(of: "Exit status:").map { help[$0.lowerBound...] })
+        let statuses = paragraph.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        // 0, 1, 2 and 3: the tests above; 4: the responses cut short below.
+        #expect(statuses == [0, 2, 1, 2, 3, 4])
+    }
+
+    // MARK: Files that -T and -o cannot use: exit 2, nothing sent, nothing touched
+
+    @Test(
+        "-T sends a regular file only, refused before anything is sent",
+        arguments: [
+            ("folder", "-T folder is a directory: -T sends a regular file only"),
+            ("fifo", "-T fifo is a FIFO (named pipe): -T sends a regular file only"),
+            ("/dev/zero", "-T /dev/zero is a character device: -T sends a regular file only"),
+            ("/dev/stdin", "-T /dev/stdin is a FIFO (named pipe): -T sends a regular file only"),
+            ("missing.bin", "-T missing.bin: no such file"),
+            ("-", "-T -: reading the body from the standard input is not supported; save it to a file and give its path"),
+        ])
+    func uploadSourcesThatAreNotRegularFiles(source: String, message: String) throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("folder"), withIntermediateDirectories: false)
+        #expect(mkfifo(folder.url.appendingPathComponent("fifo").path, 0o600) == 0)
+        let server = try LoopbackServer { _ in LoopbackServer.response("stored") }
+        defer { server.stop() }
+        let run = try run([server.url.appendingPathComponent("upload").absoluteString, "-T", source], in: folder.url)
+        #expect(run.status == 2)
+        #expect(run.errors == "httpc: \(message)\n")
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func outputIntoAFolderWritesANewFileNamedFromTheURLAndKeepsTheFolder() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("keep.txt", "kept")
+        let run = try httpc("https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", folder.url.path)
+        #expect(run.status == 0)
+        #expect(try String(contentsOf: folder.url.appendingPathComponent("1"), encoding: .utf8).contains("Ada Lovelace"))
+        #expect(try String(contentsOf: folder.url.appendingPathComponent("keep.txt"), encoding: .utf8) == "kept")
+    }
+
+    @Test func outputToANewFileOfOneCharacterInTheWorkingFolder() throws {
+        let folder = try TemporaryFolder()
+        let run = try run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "u"], in: folder.url)
+        #expect(run.status == 0)
+        #expect(try String(contentsOf: folder.url.appendingPathComponent("u"), encoding: .utf8).contains("Ada Lovelace"))
+    }
+
+    @Test func outputDotWritesIntoTheWorkingFolderAndRemovesNothing() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("keep.txt", "kept")
+        let run = try run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "."], in: folder.url)
+        #expect(run.status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["1", "keep.txt"])
+    }
+
+    @Test func outputIntoAFolderNeverReplacesAFileOfTheSameName() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("1", "mine")
+        let run = try run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "."], in: folder.url)
+        #expect(run.status == 2)
+        #expect(
+            run.errors == "httpc: -o .: ./1 already exists; into a folder, -o writes a new file only (give the file's path to replace it)\n"
+        )
+        #expect(try String(contentsOf: folder.url.appendingPathComponent("1"), encoding: .utf8) == "mine")
+    }
+
+    @Test(
+        "-o into a folder refuses a URL whose last segment cannot name a file there",
+        arguments: [
+            ("users/", "ends in no file name"), ("%2e%2e", "ends in \"%2e%2e\""), ("a%2Fb", "ends in \"a%2Fb\""), (".", "ends in \".\""),
+        ])
+    func outputIntoAFolderRefusesNamesThatLeaveIt(path: String, reason: String) throws {
+        let folder = try TemporaryFolder()
+        let run = try run(["https://api.example.com/" + path, "--fixtures", Self.fixtures, "-o", "."], in: folder.url)
+        #expect(run.status == 2)
+        #expect(run.errors.hasPrefix("httpc: -o into a folder names the file from the URL, but the URL's path \(reason)"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+    }
+
+    @Test(
+        "-o refuses what is not a regular file, or a new one in an existing folder",
+        arguments: [
+            ("", "-o was given an empty file name"),
+            ("dangling", "-o dangling is a symbolic link to nothing (nowhere): -o does not create a file through a link"),
+            ("fifo", "-o fifo is a FIFO (named pipe): -o writes a regular file only"),
+            ("/dev/null", "-o /dev/null is a character device: -o writes a regular file only"),
+            ("missing/out.json", "-o: the folder missing does not exist"),
+            ("missing/", "-o missing/: no such folder"),
+            ("keep.txt/out.json", "-o: keep.txt is not a folder"),
+        ])
+    func outputDestinationsThatCannotBeWritten(destination: String, message: String) throws {
+        let folder = try TemporaryFolder()
+        try folder.write("keep.txt", "kept")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.url.appendingPathComponent("dangling").path, withDestinationPath: "nowhere")
+        #expect(mkfifo(folder.url.appendingPathComponent("fifo").path, 0o600) == 0)
+        let server = try LoopbackServer { _ in LoopbackServer.response("the body") }
+        defer { server.stop() }
+        let run = try run([server.url.appendingPathComponent("out.json").absoluteString, "-o", destination], in: folder.url)
+        #expect(run.status == 2)
+        #expect(run.errors == "httpc: \(message)\n")
+        #expect(server.requests.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["dangling", "fifo", "keep.txt"])
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.url.appendingPathComponent("dangling").path) == "nowhere")
+        var info = stat()
+        #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+    }
+
+    // MARK: A response that started but did not complete: exit 4, what arrived named
+
+    @Test(
+        "a body cut short says what arrived and exits 4",
+        arguments: [[], ["--stream"], ["-o", "out.txt"]])
+    func aBodyCutShortNamesWhatArrived(options: [String]) throws {
+        let folder = try TemporaryFolder()
+        let server = try LoopbackServer { _ in LoopbackServer.response(String(repeating: "a", count: 100), declaredLength: 200) }
+        defer { server.stop() }
+        let url = server.url.appendingPathComponent("export").absoluteString + "?api_key=k-1234"
+        let run = try run([url] + options, in: folder.url)
+        #expect(run.status == 4)
+        let status = options.first == "-o" ? "" : "HTTP 200, "
+        #expect(
+            run.errors.hasPrefix(
+                "httpc: the response from \(server.url.absoluteString)/export?api_key=REDACTED started but did not complete "
+                    + "(\(status)100 of 200 bytes of the body received): "))
+        #expect(!run.errors.contains("before a response arrived"))
+        #expect(!run.errors.contains("k-1234"))
+        #expect(run.errors.filter { $0 == "\n" }.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("out.txt").path))
+    }
+
+    @Test func outputIntoAFolderThatDisappearsWhileTheBodyComesExits4() throws {
+        let folder = try TemporaryFolder()
+        let destination = folder.url.appendingPathComponent("gone", isDirectory: true)
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        let server = try LoopbackServer { _ in
+            try? FileManager.default.removeItem(at: destination)
+            return LoopbackServer.response("the body")
+        }
+        defer { server.stop() }
+        let run = try run([server.url.appendingPathComponent("report.txt").absoluteString, "-o", "gone/report.txt"], in: folder.url)
+        #expect(run.status == 4)
+        #expect(run.errors.hasPrefix("httpc: the response from \(server.url.absoluteString)/report.txt started but did not complete (8 "))
+        #expect(run.errors.contains("gone/report.txt"))
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 }
