@@ -85,7 +85,8 @@ enum LocalFiles {
     }
 
     /// The URL's last path segment, percent-decoded, when it can name a file in a folder: not
-    /// empty, not `.` or `..`, no `/` or NUL (which would leave the folder), at most 255 bytes.
+    /// empty, not `.` or `..`, no `/` (which would leave the folder), no control character (a
+    /// NUL ends the path; a line break garbles every listing), at most 255 bytes.
     static func fileName(from url: URL) throws(LocalFileError) -> String {
         let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? ""
         let segment = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
@@ -93,7 +94,9 @@ enum LocalFiles {
         guard let name = segment.removingPercentEncoding, !name.isEmpty else {
             throw LocalFileError("\(refusal) ends in no file name: give -o a file's path")
         }
-        guard name != ".", name != "..", !name.contains("/"), !name.contains("\0"), name.utf8.count <= 255 else {
+        let isControl = { (scalar: Unicode.Scalar) in scalar.value < 0x20 || scalar.value == 0x7F }
+        guard name != ".", name != "..", !name.contains("/"), !name.unicodeScalars.contains(where: isControl), name.utf8.count <= 255
+        else {
             throw LocalFileError("\(refusal) ends in \"\(segment.prefix(80))\", which cannot name a file in it: give -o a file's path")
         }
         return name

@@ -335,6 +335,7 @@ struct HttpcTests {
         "-o into a folder refuses a URL whose last segment cannot name a file there",
         arguments: [
             ("users/", "ends in no file name"), ("%2e%2e", "ends in \"%2e%2e\""), ("a%2Fb", "ends in \"a%2Fb\""), (".", "ends in \".\""),
+            ("a%00b", "ends in \"a%00b\""), ("a%0Ab", "ends in \"a%0Ab\""), (String(repeating: "a", count: 256), "ends in \"aaaa"),
         ])
     func outputIntoAFolderRefusesNamesThatLeaveIt(path: String, reason: String) throws {
         let folder = try TemporaryFolder()
@@ -342,6 +343,12 @@ struct HttpcTests {
         #expect(run.status == 2)
         #expect(run.errors.hasPrefix("httpc: -o into a folder names the file from the URL, but the URL's path \(reason)"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+    }
+
+    @Test func outputSlashIsAFolderLikeAnyOther() throws {
+        let run = try httpc("https://api.example.com/users/", "--fixtures", Self.fixtures, "-o", "/")
+        #expect(run.status == 2)
+        #expect(run.errors.hasPrefix("httpc: -o into a folder names the file from the URL, but the URL's path ends in no file name"))
     }
 
     @Test(
