@@ -41,7 +41,8 @@ struct Command {
         or a file that -o, -T or -d @ cannot use (nothing is sent), 3 when no response came (a
         network error, a missing or broken fixture or cassette, or nothing that answers the
         request), 4 when the response started but did not complete (the body was cut short or
-        could not be written; the message says what arrived).
+        could not be written; the message says what arrived), 130 when interrupted (Ctrl-C
+        cancels the transfer and says what had arrived).
         """
 
     /// A usage error: what was wrong with the command line.

@@ -48,9 +48,22 @@ enum Output {
     /// Why a response that started did not complete, on one line: what arrived (the status when
     /// it is known, the bytes of the body), then why it stopped.
     static func incomplete(from url: URL, status: Int?, received: TransferProgress, error: HTTPClientError) -> String {
-        let status = status.map { "HTTP \($0), " } ?? ""
-        return "the response from \(Redaction.standard.redacted(url: url.absoluteString)) started but did not complete "
-            + "(\(status)\(received) of the body received): \(cause(error))"
+        "the response from \(Redaction.standard.redacted(url: url.absoluteString)) started but did not complete "
+            + "(\(arrived(status: status, received: received))): \(cause(error))"
+    }
+
+    /// What an interrupted request had received, on one line.
+    static func interrupted(from url: URL, status: Int?, received: TransferProgress?) -> String {
+        guard let received else {
+            return "interrupted before a response from \(Redaction.standard.redacted(url: url.absoluteString)) arrived"
+        }
+        return "interrupted: the response from \(Redaction.standard.redacted(url: url.absoluteString)) had started "
+            + "(\(arrived(status: status, received: received)))"
+    }
+
+    /// `HTTP 200, 100 of 200 bytes of the body received` (no status when it is not known).
+    private static func arrived(status: Int?, received: TransferProgress) -> String {
+        (status.map { "HTTP \($0), " } ?? "") + "\(received) of the body received"
     }
 
     /// What went wrong, without the library's "before a response arrived", which is not so here.

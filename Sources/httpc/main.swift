@@ -40,13 +40,16 @@ do {
 }
 
 let client = HTTPClient(session: session, validation: .acceptAll)
-let response: HTTPClient.Response
 // What arrived before a failure, to say so: a failure after the head is not "no response".
 var head: HTTPClient.Response?
 var received: TransferProgress?
-do throws(HTTPClientError) {
+
+/// Sends the request as the options ask and prints the answer (the head, and the body unless it
+/// went to a file); returns the response.
+@MainActor func send() async throws(HTTPClientError) -> HTTPClient.Response {
     if let output = files.output {
         let progress = Progress(showing: isatty(STDERR_FILENO) == 1)
+        let response: HTTPClient.Response
         do {
             response = try await client.download(command.request, to: output) { progress.show($0) }.head
         } catch {
@@ -55,43 +58,63 @@ do throws(HTTPClientError) {
             throw error
         }
         progress.finish()
+        // A download that ends because it was cancelled is not a complete body.
+        if Task.isCancelled { throw .cancelled }
         print(Output.render(response, includeHeaders: command.options.includeHeaders, body: false))
-    } else if let upload = files.upload {
-        response = try await client.upload(command.request, fromFile: upload)
-        print(Output.render(response, includeHeaders: command.options.includeHeaders))
-    } else {
-        // Streamed in both cases, so that a body cut short is told from no response at all.
-        let stream = try await client.stream(command.request)
-        head = stream.head
-        // The length announced, unless it counts the bytes of an encoding the session removes.
-        let length = stream.head.headers.contains("Content-Encoding") ? nil : stream.head.headers["Content-Length"].flatMap { Int64($0) }
-        var partial = TransferProgress(bytes: 0, expectedBytes: length)
-        received = partial
-        if command.options.streams {
-            print(Output.render(stream.head, includeHeaders: command.options.includeHeaders, body: false))
-            // The head first: print buffers, the chunks go straight to the descriptor.
-            fflush(nil)
-            for try await chunk in stream.chunks {
-                FileHandle.standardOutput.write(chunk)
-                partial.bytes += Int64(chunk.count)
-                received = partial
-            }
-            response = stream.head
-        } else {
-            var whole = stream.head
-            for try await chunk in stream.chunks {
-                whole.body.append(chunk)
-                partial.bytes += Int64(chunk.count)
-                received = partial
-            }
-            response = whole
-            print(Output.render(response, includeHeaders: command.options.includeHeaders))
-        }
+        return response
     }
-} catch {
+    if let upload = files.upload {
+        let response = try await client.upload(command.request, fromFile: upload)
+        print(Output.render(response, includeHeaders: command.options.includeHeaders))
+        return response
+    }
+    // Streamed in both cases, so that a body cut short is told from no response at all.
+    let stream = try await client.stream(command.request)
+    head = stream.head
+    // The length announced, unless it counts the bytes of an encoding the session removes.
+    let length = stream.head.headers.contains("Content-Encoding") ? nil : stream.head.headers["Content-Length"].flatMap { Int64($0) }
+    var partial = TransferProgress(bytes: 0, expectedBytes: length)
+    received = partial
+    var whole = stream.head
+    if command.options.streams {
+        print(Output.render(stream.head, includeHeaders: command.options.includeHeaders, body: false))
+        // The head first: print buffers, the chunks go straight to the descriptor.
+        fflush(nil)
+    }
+    for try await chunk in stream.chunks {
+        if command.options.streams { FileHandle.standardOutput.write(chunk) } else { whole.body.append(chunk) }
+        partial.bytes += Int64(chunk.count)
+        received = partial
+    }
+    // Nor a stream that ends because its reader was cancelled.
+    if Task.isCancelled { throw .cancelled }
+    if !command.options.streams { print(Output.render(whole, includeHeaders: command.options.includeHeaders)) }
+    return stream.head
+}
+
+let sending = Task { @MainActor () -> Result<HTTPClient.Response, HTTPClientError> in
+    do throws(HTTPClientError) {
+        return .success(try await send())
+    } catch {
+        return .failure(error)
+    }
+}
+// Ctrl-C cancels the transfer rather than killing the process mid-write: the library then
+// removes what it wrote, and httpc says what had arrived.
+signal(SIGINT, SIG_IGN)
+let interruption = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+interruption.setEventHandler { sending.cancel() }
+interruption.resume()
+
+let response: HTTPClient.Response
+switch await sending.value {
+case .success(let answer):
+    response = answer
+case .failure(let error) where error.isCancelled:
+    fail(Output.interrupted(from: head?.url ?? command.url, status: head?.statusCode, received: received), status: 130, hiding: redaction)
+case .failure(let error):
     if let received {
-        let message = Output.incomplete(
-            from: head?.url ?? command.url, status: head?.statusCode, received: received, error: error)
+        let message = Output.incomplete(from: head?.url ?? command.url, status: head?.statusCode, received: received, error: error)
         fail(message, status: 4, hiding: redaction)
     }
     fail(Output.explain(error), status: 3, hiding: redaction)

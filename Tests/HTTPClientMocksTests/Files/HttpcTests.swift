@@ -43,6 +43,11 @@ struct HttpcTests {
     /// Runs httpc in `directory` (the package's root by default), its standard input a pipe
     /// that stays open: a command that read it would hang.
     func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL = Self.root) throws -> Run {
+        try finish(try start(arguments, environment: environment, in: directory))
+    }
+
+    /// Starts httpc as ``run(_:environment:in:)`` does, for a test to act while it runs.
+    func start(_ arguments: [String], environment: [String: String] = [:], in directory: URL = Self.root) throws -> Process {
         let process = Process()
         process.executableURL = try Self.binary
         process.arguments = arguments
@@ -51,18 +56,21 @@ struct HttpcTests {
         process.environment = ProcessInfo.processInfo.environment
             .filter { !$0.key.hasPrefix("HTTPCLIENT_") && !$0.key.lowercased().hasSuffix("_proxy") }
             .merging(environment) { _, new in new }
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
+        process.standardInput = Pipe()
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
         try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        return process
+    }
+
+    /// Waits for a started httpc to end and reads what it printed.
+    func finish(_ process: Process) throws -> Run {
+        let output = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+        let errors = (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
         process.waitUntilExit()
         return Run(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+            status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+            errors: String(decoding: errors, as: UTF8.self))
     }
 
     @Test func theReadmeCommandAnswersFromTheBundledFixtures() throws {
@@ -268,8 +276,8 @@ struct HttpcTests {
         // A status is a number followed by "for" or "when": "1 for another status".
         let words = paragraph.split(whereSeparator: \.isWhitespace).map(String.init)
         let statuses = zip(words, words.dropFirst()).compactMap { ["for", "when"].contains($1) ? Int($0) : nil }
-        // 0, 1, 2 and 3: the tests above; 4: the responses cut short below.
-        #expect(statuses == [0, 1, 2, 3, 4])
+        // 0, 1, 2 and 3: the tests above; 4: the responses cut short below; 130: the interrupts.
+        #expect(statuses == [0, 1, 2, 3, 4, 130])
     }
 
     // MARK: Files that -T and -o cannot use: exit 2, nothing sent, nothing touched
@@ -417,5 +425,40 @@ struct HttpcTests {
         #expect(run.errors.hasPrefix("httpc: the response from \(server.url.absoluteString)/report.txt started but did not complete (8 "))
         #expect(run.errors.contains("gone/report.txt"))
         #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
+    // MARK: Interrupted: exit 130, what arrived named
+
+    @Test(
+        "an interrupt ends the transfer and says what had arrived",
+        arguments: [
+            ([], "HTTP 200, 100 of 200 bytes"), (["--stream"], "HTTP 200, 100 of 200 bytes"), (["-o", "out.txt"], "100 of 200 bytes"),
+        ])
+    func anInterruptEndsTheTransferAndSaysWhatArrived(options: [String], arrived: String) throws {
+        let folder = try TemporaryFolder()
+        try folder.write("out.txt", "previous")
+        let bodyWritten = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let server = try LoopbackServer(
+            respond: { _ in LoopbackServer.response(String(repeating: "a", count: 100), declaredLength: 200) },
+            afterWriting: {
+                bodyWritten.signal()
+                _ = release.wait(timeout: .now() + 10)
+            })
+        defer {
+            release.signal()
+            server.stop()
+        }
+        let process = try start([server.url.appendingPathComponent("export").absoluteString] + options, in: folder.url)
+        #expect(bodyWritten.wait(timeout: .now() + 10) == .success)
+        // The bytes are on their way; httpc may not have read them yet when the signal comes.
+        process.interrupt()
+        let run = try finish(process)
+        #expect(run.status == 130)
+        #expect(run.errors.hasPrefix("httpc: interrupted"))
+        #expect(!run.errors.contains("\n\n"))
+        if run.errors.contains("had started") { #expect(run.errors.contains("(\(arrived) of the body received)")) }
+        #expect(try String(contentsOf: folder.url.appendingPathComponent("out.txt"), encoding: .utf8) == "previous")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["out.txt"])
     }
 }

@@ -19,8 +19,9 @@ final class LoopbackServer: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
 
     /// Starts listening on a free port; `respond` answers each request with the raw bytes of a
-    /// response (it may also act, as deleting a folder while the answer is on its way).
-    init(respond: @escaping @Sendable (Request) -> Data) throws {
+    /// response (it may also act, as deleting a folder while the answer is on its way), and
+    /// `afterWriting` runs before the connection is closed (to hold a response mid-body).
+    init(respond: @escaping @Sendable (Request) -> Data, afterWriting: @escaping @Sendable () -> Void = {}) throws {
         // A client that closes first must not kill the test process.
         signal(SIGPIPE, SIG_IGN)
         let listener = socket(AF_INET, Self.socketType(SOCK_STREAM), 0)
@@ -40,7 +41,7 @@ final class LoopbackServer: Sendable {
         self.listener = listener
         port = UInt16(bigEndian: address.sin_port)
         url = testURL("http://127.0.0.1:\(port)")
-        let thread = Thread { [self] in serve(respond) }
+        let thread = Thread { [self] in serve(respond, afterWriting: afterWriting) }
         thread.start()
     }
 
@@ -61,7 +62,7 @@ final class LoopbackServer: Sendable {
         close(listener)
     }
 
-    private func serve(_ respond: @Sendable (Request) -> Data) {
+    private func serve(_ respond: @Sendable (Request) -> Data, afterWriting: @Sendable () -> Void) {
         defer { stopped.signal() }
         while true {
             let connection = accept(listener, nil, nil)
@@ -76,6 +77,7 @@ final class LoopbackServer: Sendable {
             if let request = read(connection) {
                 received.withLock { $0.append(request) }
                 write(respond(request), to: connection)
+                afterWriting()
             }
             close(connection)
         }
