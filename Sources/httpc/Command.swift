@@ -194,14 +194,25 @@ struct Command {
         return files
     }
 
+    /// The most `-d @FILE` reads: the body is held in memory, so an endless source (`/dev/zero`)
+    /// or a huge file is refused instead of filling it; `-T` sends large files.
+    static let dataFileLimit = 64 << 20
+
     private static func readData(_ argument: String) throws(UsageError) -> Data {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
         let path = String(argument.dropFirst())
+        let data: Data
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? file.close() }
+            data = try file.read(upToCount: dataFileLimit + 1) ?? Data()
         } catch {
             throw UsageError(description: "\(path): cannot be read (\(SystemReason(error)))")
         }
+        guard data.count <= dataFileLimit else {
+            throw UsageError(description: "-d @\(path): more than \(dataFileLimit >> 20) MiB; send a large file with -T")
+        }
+        return data
     }
 
     /// The request to send: GET by default, POST when there is a body, PUT for `-T`.

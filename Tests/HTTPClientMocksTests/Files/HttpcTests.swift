@@ -142,6 +142,8 @@ struct HttpcTests {
                 "--record-mode is given twice; give it once"
             ),
             (["https://h/", "-d", "@/nonexistent/body.json"], "/nonexistent/body.json: cannot be read (No such file or directory)"),
+            (["https://h/", "-d", "@/dev/zero"], "-d @/dev/zero: more than 64 MiB; send a large file with -T"),
+            (["https://h/", "-d", "@Sources"], "Sources: cannot be read (Is a directory)"),
             (["--", "-h"], "\"-h\" is not an http or https URL"),
             (["https://h/", "-T", "Package.swift", "-d", "x"], "use -T or -d, not both"),
             (["https://h/", "--json", "{}", "-T", "Package.swift"], "use -T or --json, not both"),
