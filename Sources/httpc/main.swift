@@ -55,6 +55,7 @@ var received: TransferProgress?
         } catch {
             // The library says nothing of a head before the body is complete; bytes say it came.
             received = progress.received
+            progress.finish()
             throw error
         }
         progress.finish()
