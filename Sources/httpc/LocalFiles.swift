@@ -34,8 +34,8 @@ enum LocalFiles {
     }
 
     /// The file `-o path` writes the body of `url` to: `path` itself when it is new or a regular
-    /// file (or a symbolic link to one), or `path/<the URL's last path segment>` when `path` is a
-    /// folder and no file of that name is there.
+    /// file, the file a symbolic link points to, or `path/<the URL's last path segment>` when
+    /// `path` is a folder and no file of that name is there.
     static func downloadDestination(_ path: String, for url: URL) throws(LocalFileError) -> URL {
         guard !path.isEmpty else { throw LocalFileError("-o was given an empty file name") }
         let kind = FileKind(at: path, followingLinks: false)
@@ -52,8 +52,12 @@ enum LocalFiles {
         case .symbolicLink:
             switch FileKind(at: path, followingLinks: true) {
             case .regular:
-                try writableFolder(containing: path)
-                return URL(fileURLWithPath: path)
+                // The file the link points to is replaced; the link stays a link.
+                guard let target = realpath(path, nil) else { throw LocalFileError("-o \(path): cannot be used (\(FileKind.reason()))") }
+                defer { free(target) }
+                let file = String(cString: target)
+                try writableFolder(containing: file)
+                return URL(fileURLWithPath: file)
             case .directory:
                 return try newFile(in: path, for: url)
             case .missing:

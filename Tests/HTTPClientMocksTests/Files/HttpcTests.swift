@@ -322,6 +322,17 @@ struct HttpcTests {
         #expect(try String(contentsOf: folder.url.appendingPathComponent("u"), encoding: .utf8).contains("Ada Lovelace"))
     }
 
+    @Test func outputThroughALinkReplacesTheFileItPointsToAndKeepsTheLink() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("target.json", "previous")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.url.appendingPathComponent("link").path, withDestinationPath: "target.json")
+        let run = try run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "link"], in: folder.url)
+        #expect(run.status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.url.appendingPathComponent("link").path) == "target.json")
+        #expect(try String(contentsOf: folder.url.appendingPathComponent("target.json"), encoding: .utf8).contains("Ada Lovelace"))
+    }
+
     @Test func outputDotWritesIntoTheWorkingFolderAndRemovesNothing() throws {
         let folder = try TemporaryFolder()
         try folder.write("keep.txt", "kept")
