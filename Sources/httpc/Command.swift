@@ -9,16 +9,20 @@ struct Command {
     var options: Options
 
     static let usage = """
-        usage: httpc [METHOD] URL [-H 'Name: value']... [-d DATA | --json JSON] [-i]
-                     [--fixtures DIR | --cassette FILE [--record-mode MODE]]
+        usage: httpc [METHOD] URL [-H 'Name: value']... [-d DATA | --json JSON | -T FILE] [-i] [-o FILE | --stream]
+                     [--fixtures DIR | --cassette FILE [--record-mode MODE]] [-h] [--]
 
           METHOD                      GET, POST, PUT... (an HTTP token); default GET, or POST with a body
           -H, --header 'Name: value'  add a request header (repeatable)
           -d, --data DATA             send DATA as the body (@FILE reads a file); default method POST
               --json JSON             send JSON with Content-Type and Accept application/json
+          -T, --upload-file FILE      send FILE, a regular file read as it is sent, as the body; default
+                                      method PUT (not a folder, a pipe or a device; - is not supported)
           -i, --include               print the response headers
-          -o, --output FILE           write the body to FILE (a progress bar on stderr when it is a terminal)
-          -T, --upload-file FILE      send FILE as the body, read as it is sent; default method PUT
+          -o, --output FILE           write the body to FILE (a progress bar on stderr when it is a terminal):
+                                      a new file, or a regular file it replaces once the body is complete;
+                                      for a folder, a new file in it named from the URL's last path segment
+                                      (never replacing a file of that name)
               --stream                print the body as it arrives (server-sent events, logs)
               --fixtures DIR          answer from a VOKMockData fixture folder (offline)
               --cassette FILE         answer from a cassette
@@ -27,13 +31,18 @@ struct Command {
           -h, --help                  print this help
               --                      end of options: what follows is METHOD and URL
 
-        An option's value is the next argument, even when it starts with "-".
+        An option's value is the next argument, even when it starts with "-". An option with a
+        value is given once (-H excepted), and options that contradict each other (-T with -d,
+        --json, -o or --stream; -o with --stream; --fixtures with --cassette) are refused.
         Without --fixtures or --cassette, HTTPCLIENT_FIXTURES or HTTPCLIENT_CASSETTE in the
         environment choose the answers; otherwise the request goes to the network.
 
-        Exit status: 0 for a 2xx response (or --help), 1 for another status, 2 for a usage error,
-        3 when no response came (a network error, a missing or broken fixture or cassette, or
-        nothing that answers the request).
+        Exit status: 0 for a 2xx response (or --help), 1 for another status, 2 for a usage error
+        or a file that -o, -T or -d @ cannot use (nothing is sent), 3 when no response came (a
+        network error, a missing or broken fixture or cassette, or nothing that answers the
+        request), 4 when the response started but did not complete (the body was cut short or
+        could not be written; the message says what arrived), 130 when interrupted (Ctrl-C
+        cancels the transfer and says what had arrived).
         """
 
     /// A usage error: what was wrong with the command line.
@@ -51,8 +60,13 @@ struct Command {
             guard index < arguments.count else { throw UsageError(description: "\(option) needs a value") }
             return arguments[index]
         }
-        func once(_ current: String?, _ option: String) throws(UsageError) {
-            if current != nil { throw UsageError(description: "\(option) is given twice; give it once") }
+        // An option given twice would silently win (or lose): refused, as `role` names it.
+        func once(_ role: Options.Role, _ argument: String) throws(UsageError) {
+            if let first = options.given[role] {
+                throw UsageError(
+                    description: first == argument ? "\(argument) is given twice; give it once" : "use \(first) or \(argument), not both")
+            }
+            options.given[role] = argument
         }
         var endOfOptions = false
         while index < arguments.count {
@@ -75,10 +89,10 @@ struct Command {
                 options.headers.add(
                     name: String(header[..<colon]), value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
             case "-d", "--data":
-                guard options.body == nil else { throw UsageError(description: "give one body: -d or --json, once") }
+                try once(.body, argument)
                 options.body = try Self.readData(try value(for: argument))
             case "--json":
-                guard options.body == nil else { throw UsageError(description: "give one body: -d or --json, once") }
+                try once(.body, argument)
                 let text = try value(for: argument)
                 guard (try? JSONValue(parsing: Data(text.utf8))) != nil else {
                     throw UsageError(description: "--json: \(text.prefix(40)) is not valid JSON")
@@ -88,21 +102,22 @@ struct Command {
             case "-i", "--include":
                 options.includeHeaders = true
             case "-o", "--output":
-                try once(options.outputFile, argument)
+                try once(.output, argument)
                 options.outputFile = try value(for: argument)
             case "-T", "--upload-file":
-                try once(options.uploadFile, argument)
+                try once(.upload, argument)
                 options.uploadFile = try value(for: argument)
             case "--stream":
                 options.streams = true
+                options.given[.stream] = argument
             case "--fixtures":
-                try once(options.fixtures, argument)
+                try once(.fixtures, argument)
                 options.fixtures = try value(for: argument)
             case "--cassette":
-                try once(options.cassette, argument)
+                try once(.cassette, argument)
                 options.cassette = try value(for: argument)
             case "--record-mode":
-                try once(options.recordMode?.rawValue, argument)
+                try once(.recordMode, argument)
                 let name = try value(for: argument)
                 guard let mode = RecordMode(name: name) else {
                     throw UsageError(description: "--record-mode: \"\(name)\" is not one of none, once, new_episodes, all")
@@ -127,18 +142,28 @@ struct Command {
         var outputFile: String?
         var uploadFile: String?
         var streams = false
+        /// Each role an option was given for, with the option as it was spelled (`-o` or
+        /// `--output`), to name it in a message.
+        var given: [Role: String] = [:]
+
+        /// What an option does, when two options must not both do it (or one twice).
+        enum Role {
+            case body, upload, output, stream, fixtures, cassette, recordMode
+        }
+
+        /// Roles that contradict each other: the first pair given is refused, naming both options.
+        static let conflicts: [(Role, Role)] = [
+            (.upload, .body), (.upload, .output), (.upload, .stream), (.output, .stream), (.fixtures, .cassette),
+        ]
     }
 
     private init(_ options: Options, positional: [String]) throws(UsageError) {
-        guard options.fixtures == nil || options.cassette == nil else {
-            throw UsageError(description: "use --fixtures or --cassette, not both")
+        for (first, second) in Options.conflicts {
+            if let one = options.given[first], let other = options.given[second] {
+                throw UsageError(description: "use \(one) or \(other), not both")
+            }
         }
         guard options.recordMode == nil || options.cassette != nil else { throw UsageError(description: "--record-mode needs --cassette") }
-        guard options.uploadFile == nil || options.body == nil else { throw UsageError(description: "give one body: -T, -d or --json") }
-        guard options.outputFile == nil || !options.streams else { throw UsageError(description: "use -o or --stream, not both") }
-        if let upload = options.uploadFile, !FileManager.default.isReadableFile(atPath: upload) {
-            throw UsageError(description: "\(upload): cannot be read (no such readable file)")
-        }
         let urlText: String
         switch positional.count {
         case 1: urlText = positional[0]
@@ -154,20 +179,40 @@ struct Command {
         }
         guard let url = URL(string: urlText), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host != nil
         else {
-            throw UsageError(description: "\"\(urlText)\" is not an http or https URL")
+            throw UsageError(description: "\"\(Redaction.standard.redacted(url: urlText))\" is not an http or https URL")
         }
         self.url = url
         self.options = options
     }
 
+    /// The files `-o` and `-T` name, checked by httpc's own rules (``LocalFiles``) before
+    /// anything is sent.
+    func checkedFiles() throws(LocalFileError) -> (output: URL?, upload: URL?) {
+        var files: (output: URL?, upload: URL?) = (nil, nil)
+        if let path = options.outputFile { files.output = try LocalFiles.downloadDestination(path, for: url) }
+        if let path = options.uploadFile { files.upload = try LocalFiles.uploadSource(path) }
+        return files
+    }
+
+    /// The most `-d @FILE` reads: the body is held in memory, so an endless source (`/dev/zero`)
+    /// or a huge file is refused instead of filling it; `-T` sends large files.
+    static let dataFileLimit = 64 << 20
+
     private static func readData(_ argument: String) throws(UsageError) -> Data {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
         let path = String(argument.dropFirst())
+        let data: Data
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? file.close() }
+            data = try file.read(upToCount: dataFileLimit + 1) ?? Data()
         } catch {
             throw UsageError(description: "\(path): cannot be read (\(SystemReason(error)))")
         }
+        guard data.count <= dataFileLimit else {
+            throw UsageError(description: "-d @\(path): more than \(dataFileLimit >> 20) MiB; send a large file with -T")
+        }
+        return data
     }
 
     /// The request to send: GET by default, POST when there is a body, PUT for `-T`.

@@ -41,8 +41,54 @@ enum Output {
         case let error as CassetteError:
             return error.description
         default:
-            return error.description.split(separator: "\n").joined(separator: ": ")
+            return oneLine(error.description)
         }
+    }
+
+    /// Why a response that started did not complete, on one line: what arrived (the status when
+    /// it is known, the bytes of the body), then why it stopped.
+    static func incomplete(from url: URL, status: Int?, received: TransferProgress, error: HTTPClientError) -> String {
+        "the response from \(Redaction.standard.redacted(url: url.absoluteString)) started but did not complete "
+            + "(\(arrived(status: status, received: received))): \(cause(error))"
+    }
+
+    /// What an interrupted request had received, on one line.
+    static func interrupted(from url: URL, status: Int?, received: TransferProgress?) -> String {
+        guard let received else {
+            return "interrupted before a response from \(Redaction.standard.redacted(url: url.absoluteString)) arrived"
+        }
+        return "interrupted: the response from \(Redaction.standard.redacted(url: url.absoluteString)) had started "
+            + "(\(arrived(status: status, received: received)))"
+    }
+
+    /// `HTTP 200, 100 of 200 bytes of the body received` (no status when it is not known).
+    private static func arrived(status: Int?, received: TransferProgress) -> String {
+        (status.map { "HTTP \($0), " } ?? "") + "\(received) of the body received"
+    }
+
+    /// What went wrong, without the library's "before a response arrived", which is not so here.
+    private static func cause(_ error: HTTPClientError) -> String {
+        switch error {
+        case .transport(let urlError): oneLine(HTTPClientError.reason(urlError))
+        case .session(let underlying): oneLine("\(underlying)")
+        default: oneLine(error.description)
+        }
+    }
+
+    /// A message of several lines on one: each line but the last loses its full stop, then they
+    /// are joined with ": ".
+    private static func oneLine(_ text: String) -> String {
+        let lines = text.split(separator: "\n")
+        return lines.enumerated().map { $0.offset < lines.count - 1 && $0.element.hasSuffix(".") ? $0.element.dropLast() : $0.element }
+            .joined(separator: ": ")
+    }
+
+    /// What every message hides: what ``Redaction/standard`` hides, and wherever they appear
+    /// the values it hides in the request (a token in its query or headers, a password in its
+    /// body), so that an error quoting them hides them too.
+    static func redaction(url: URL, headers: HTTPHeaders, body: Data?) -> Redaction {
+        Redaction.standard.hiding(
+            Redaction.standard.hiddenValues(url: url.absoluteString, headers: headers, body: body, contentType: headers["Content-Type"]))
     }
 
     static func reason(_ status: Int) -> String {

@@ -5,8 +5,9 @@ import HTTPClientStubs
 // httpc: send one request with HTTPClient and print the answer, from the network, a fixture
 // folder or a cassette.
 
-func fail(_ message: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data("httpc: \(message)\n".utf8))
+/// Prints `message` on stderr, with what `redaction` hides hidden, and exits with `status`.
+func fail(_ message: String, status: Int32, hiding redaction: Redaction = .standard) -> Never {
+    FileHandle.standardError.write(Data("httpc: \(redaction.redacted(text: message))\n".utf8))
     exit(status)
 }
 
@@ -20,42 +21,108 @@ do {
 } catch {
     fail("\(error)\n\(Command.usage)", status: 2)
 }
+let redaction = Output.redaction(url: command.url, headers: command.options.headers, body: command.options.body)
+
+// The files are checked before anything is sent: nothing goes out, and nothing is touched,
+// when one cannot be used.
+let files: (output: URL?, upload: URL?)
+do {
+    files = try command.checkedFiles()
+} catch {
+    fail(error.description, status: 2, hiding: redaction)
+}
 
 let session: any URLSessionProtocol
 do {
     session = try command.makeSession()
 } catch {
-    fail("\(error)", status: 3)
+    fail("\(error)", status: 3, hiding: redaction)
 }
 
 let client = HTTPClient(session: session, validation: .acceptAll)
-let response: HTTPClient.Response
-do {
-    if let output = command.options.outputFile {
+// What arrived before a failure, to say so: a failure after the head is not "no response".
+var head: HTTPClient.Response?
+var received: TransferProgress?
+
+/// Sends the request as the options ask and prints the answer (the head, and the body unless it
+/// went to a file); returns the response.
+@MainActor func send() async throws(HTTPClientError) -> HTTPClient.Response {
+    if let output = files.output {
         let progress = Progress(showing: isatty(STDERR_FILENO) == 1)
-        response = try await client.download(command.request, to: URL(fileURLWithPath: output)) { progress.show($0) }.head
+        let response: HTTPClient.Response
+        do {
+            response = try await client.download(command.request, to: output) { progress.show($0) }.head
+        } catch {
+            // The library says nothing of a head before the body is complete; bytes say it came.
+            received = progress.received
+            progress.finish()
+            throw error
+        }
         progress.finish()
+        // A download that ends because it was cancelled is not a complete body.
+        if Task.isCancelled { throw .cancelled }
         print(Output.render(response, includeHeaders: command.options.includeHeaders, body: false))
-    } else if let upload = command.options.uploadFile {
-        response = try await client.upload(command.request, fromFile: URL(fileURLWithPath: upload))
+        return response
+    }
+    if let upload = files.upload {
+        let response = try await client.upload(command.request, fromFile: upload)
         print(Output.render(response, includeHeaders: command.options.includeHeaders))
-    } else if command.options.streams {
-        let stream = try await client.stream(command.request)
-        response = stream.head
-        print(Output.render(response, includeHeaders: command.options.includeHeaders, body: false))
+        return response
+    }
+    // Streamed in both cases, so that a body cut short is told from no response at all.
+    let stream = try await client.stream(command.request)
+    head = stream.head
+    // The length announced, unless it counts the bytes of an encoding the session removes.
+    let length = stream.head.headers.contains("Content-Encoding") ? nil : stream.head.headers["Content-Length"].flatMap { Int64($0) }
+    var partial = TransferProgress(bytes: 0, expectedBytes: length)
+    received = partial
+    var whole = stream.head
+    if command.options.streams {
+        print(Output.render(stream.head, includeHeaders: command.options.includeHeaders, body: false))
         // The head first: print buffers, the chunks go straight to the descriptor.
         fflush(nil)
-        for try await chunk in stream.chunks {
-            FileHandle.standardOutput.write(chunk)
-        }
-    } else {
-        response = try await client.send(command.request)
-        print(Output.render(response, includeHeaders: command.options.includeHeaders))
     }
-} catch {
-    fail(Output.explain(error), status: 3)
+    for try await chunk in stream.chunks {
+        if command.options.streams { FileHandle.standardOutput.write(chunk) } else { whole.body.append(chunk) }
+        partial.bytes += Int64(chunk.count)
+        received = partial
+    }
+    // Nor a stream that ends because its reader was cancelled.
+    if Task.isCancelled { throw .cancelled }
+    if !command.options.streams { print(Output.render(whole, includeHeaders: command.options.includeHeaders)) }
+    return stream.head
+}
+
+let sending = Task { @MainActor () -> Result<HTTPClient.Response, HTTPClientError> in
+    do throws(HTTPClientError) {
+        return .success(try await send())
+    } catch {
+        return .failure(error)
+    }
+}
+// Ctrl-C cancels the transfer rather than killing the process mid-write: the library then
+// removes what it wrote, and httpc says what had arrived.
+signal(SIGINT, SIG_IGN)
+let interruption = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+interruption.setEventHandler { sending.cancel() }
+interruption.resume()
+
+let response: HTTPClient.Response
+switch await sending.value {
+case .success(let answer):
+    response = answer
+case .failure(let error) where error.isCancelled:
+    fail(Output.interrupted(from: head?.url ?? command.url, status: head?.statusCode, received: received), status: 130, hiding: redaction)
+case .failure(let error):
+    if let received {
+        let message = Output.incomplete(from: head?.url ?? command.url, status: head?.statusCode, received: received, error: error)
+        fail(message, status: 4, hiding: redaction)
+    }
+    fail(Output.explain(error), status: 3, hiding: redaction)
 }
 
 if !response.isSuccessful {
-    fail("HTTP \(response.statusCode) from \(Redaction.standard.redacted(url: (response.url ?? command.url).absoluteString))", status: 1)
+    fail(
+        "HTTP \(response.statusCode) from \(Redaction.standard.redacted(url: (response.url ?? command.url).absoluteString))", status: 1,
+        hiding: redaction)
 }

@@ -83,13 +83,7 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
             return "Could not encode the \(type) request body as JSON: \(underlying)."
         case .transport(let error):
             let url = error.failingURL.map { " for \(redaction.redacted(url: $0.absoluteString))" } ?? ""
-            // What the session said beyond the code: a message of its own (ours name the file or
-            // the stub), else an underlying error's.
-            let detail =
-                error.userInfo[NSLocalizedDescriptionKey] as? String
-                ?? (error.userInfo[NSUnderlyingErrorKey] as? any Error)?.localizedDescription
-            let cause = detail.map { "\n" + $0 } ?? ""
-            return "The request\(url) failed before a response arrived: \(error.code.name) (URLError \(error.code.rawValue))." + cause
+            return "The request\(url) failed before a response arrived: " + Self.reason(error)
         case .cancelled:
             return "The request was cancelled."
         case .nonHTTPResponse(let url):
@@ -141,6 +135,17 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
             urlError = URLError(urlError.code, userInfo: userInfo)
         }
         self = .transport(urlError)
+    }
+
+    /// What a transport error says, without saying when it happened: the code, named, then on
+    /// a line of its own what the session said beyond the code (a message of its own, as ours
+    /// name the file or the stub, else an underlying error's). `httpc` says it after what arrived
+    /// of a response cut short.
+    package static func reason(_ error: URLError) -> String {
+        let detail =
+            error.userInfo[NSLocalizedDescriptionKey] as? String
+            ?? (error.userInfo[NSUnderlyingErrorKey] as? any Error)?.localizedDescription
+        return "\(error.code.name) (URLError \(error.code.rawValue))." + (detail.map { "\n" + $0 } ?? "")
     }
 
     private static func explain(_ error: any Error) -> String {

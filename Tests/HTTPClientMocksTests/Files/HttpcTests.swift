@@ -40,24 +40,37 @@ struct HttpcTests {
         try run(arguments, environment: environment)
     }
 
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    /// Runs httpc in `directory` (the package's root by default), its standard input a pipe
+    /// that stays open: a command that read it would hang.
+    func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL = Self.root) throws -> Run {
+        try finish(try start(arguments, environment: environment, in: directory))
+    }
+
+    /// Starts httpc as ``run(_:environment:in:)`` does, for a test to act while it runs.
+    func start(_ arguments: [String], environment: [String: String] = [:], in directory: URL = Self.root) throws -> Process {
         let process = Process()
         process.executableURL = try Self.binary
         process.arguments = arguments
-        process.currentDirectoryURL = Self.root
+        process.currentDirectoryURL = directory
+        // No proxy: the loopback server is reached directly.
         process.environment = ProcessInfo.processInfo.environment
-            .filter { !$0.key.hasPrefix("HTTPCLIENT_") }
+            .filter { !$0.key.hasPrefix("HTTPCLIENT_") && !$0.key.lowercased().hasSuffix("_proxy") }
             .merging(environment) { _, new in new }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        process.standardInput = Pipe()
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
         try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        return process
+    }
+
+    /// Waits for a started httpc to end and reads what it printed.
+    func finish(_ process: Process) throws -> Run {
+        let output = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+        let errors = (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
         process.waitUntilExit()
         return Run(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+            status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+            errors: String(decoding: errors, as: UTF8.self))
     }
 
     @Test func theReadmeCommandAnswersFromTheBundledFixtures() throws {
@@ -129,11 +142,21 @@ struct HttpcTests {
                 "--record-mode is given twice; give it once"
             ),
             (["https://h/", "-d", "@/nonexistent/body.json"], "/nonexistent/body.json: cannot be read (No such file or directory)"),
+            (["https://h/", "-d", "@/dev/zero"], "-d @/dev/zero: more than 64 MiB; send a large file with -T"),
+            (["https://h/", "-d", "@Sources"], "Sources: cannot be read (Is a directory)"),
             (["--", "-h"], "\"-h\" is not an http or https URL"),
-            (["https://h/", "-T", "/nonexistent/upload.bin"], "/nonexistent/upload.bin: cannot be read (no such readable file)"),
-            (["https://h/", "-T", "Package.swift", "-d", "x"], "give one body: -T, -d or --json"),
+            (["https://h/", "-T", "Package.swift", "-d", "x"], "use -T or -d, not both"),
+            (["https://h/", "--json", "{}", "-T", "Package.swift"], "use -T or --json, not both"),
+            (["https://h/", "-T", "Package.swift", "-o", "out"], "use -T or -o, not both"),
+            (["https://h/", "--stream", "--upload-file", "Package.swift"], "use --upload-file or --stream, not both"),
             (["https://h/", "-o", "out", "--stream"], "use -o or --stream, not both"),
+            (["https://h/", "--fixtures", "a", "--cassette", "b"], "use --fixtures or --cassette, not both"),
+            (["https://h/", "-d", "a", "--json", "{}"], "use -d or --json, not both"),
+            (["https://h/", "-d", "a", "-d", "b"], "-d is given twice; give it once"),
+            (["https://h/", "-d", "a", "--data", "b"], "use -d or --data, not both"),
             (["https://h/", "-o", "a", "-o", "b"], "-o is given twice; give it once"),
+            (["https://h/", "-o", "a", "--output", "b"], "use -o or --output, not both"),
+            (["https://h/", "-T", "a", "-T", "b"], "-T is given twice; give it once"),
         ])
     func usageErrors(arguments: [String], message: String) throws {
         let process = try run(arguments)
@@ -229,5 +252,33 @@ struct HttpcTests {
         let run = try httpc("https://api.example.com/users/99?api_key=k-1234", "--fixtures", Self.fixtures)
         #expect(!run.errors.contains("k-1234"))
         #expect(run.errors.contains("api_key=REDACTED"))
+    }
+
+    // MARK: Help
+
+    @Test func theSynopsisListsEveryOptionTheHelpDescribes() throws {
+        let help = try httpc("--help").output
+        let sections = help.components(separatedBy: "\n\n")
+        let synopsis = try #require(sections.first)
+        let described = try #require(sections.dropFirst().first).split(separator: "\n").compactMap { line in
+            line.split(separator: " ").first.flatMap {
+                $0.hasPrefix("-") ? String($0).trimmingCharacters(in: CharacterSet(charactersIn: ",")) : nil
+            }
+        }
+        #expect(described.count == 12)
+        let words = Set(synopsis.split(whereSeparator: { " []|\n".contains($0) }).map(String.init))
+        for option in described {
+            #expect(words.contains(option), "\(option) is not in the synopsis")
+        }
+    }
+
+    @Test func theHelpDocumentsTheExitStatusesTheseTestsCheck() throws {
+        let help = try httpc("--help").output
+        let paragraph = try #require(help.range(of: "Exit status:").map { help[$0.lowerBound...] })
+        // A status is a number followed by "for" or "when": "1 for another status".
+        let words = paragraph.split(whereSeparator: \.isWhitespace).map(String.init)
+        let statuses = zip(words, words.dropFirst()).compactMap { ["for", "when"].contains($1) ? Int($0) : nil }
+        // 0, 1, 2 and 3: the tests above; 4: the responses cut short below; 130: the interrupts.
+        #expect(statuses == [0, 1, 2, 3, 4, 130])
     }
 }
