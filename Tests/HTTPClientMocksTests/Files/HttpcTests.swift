@@ -254,6 +254,18 @@ struct HttpcTests {
         #expect(run.errors.contains("api_key=REDACTED"))
     }
 
+    @Test func messagesHideThePasswordOfTheURLsUserInfo() throws {
+        let status = try httpc("https://alice:pa55word@api.example.com/users/99", "--fixtures", Self.fixtures)
+        #expect(status.errors == "httpc: HTTP 404 from https://alice:REDACTED@api.example.com/users/99\n")
+        let miss = try httpc("https://alice:pa55word@api.example.com/users/7", "--fixtures", Self.fixtures)
+        #expect(miss.errors.hasPrefix("httpc: nothing answers GET https://alice:REDACTED@api.example.com/users/7: "))
+        // Refused before anything is sent (nothing listens on port 1 of the loopback interface).
+        let refused = try httpc("http://alice:pa55word@127.0.0.1:1/x")
+        #expect(refused.status == 3)
+        #expect(refused.errors.contains("http://alice:REDACTED@127.0.0.1:1/x"))
+        for run in [status, miss, refused] { #expect(!run.errors.contains("pa55word") && !run.output.contains("pa55word")) }
+    }
+
     // MARK: Help
 
     @Test func theSynopsisListsEveryOptionTheHelpDescribes() throws {
