@@ -84,7 +84,10 @@ struct Command {
             case "-H", "--header":
                 let header = try value(for: argument)
                 guard let colon = header.firstIndex(of: ":"), String(header[..<colon]).isHTTPToken else {
-                    throw UsageError(description: "the header \"\(header)\" is not of the form 'Name: value'")
+                    // Only what stands before the value is shown: a malformed header is often a
+                    // credential with its colon missing (`-H "Authorization Bearer ..."`).
+                    let name = header.prefix { $0 != " " && $0 != ":" && $0 != "=" }.prefix(40)
+                    throw UsageError(description: "the header \"\(name)…\" given to \(argument) is not of the form 'Name: value'")
                 }
                 options.headers.add(
                     name: String(header[..<colon]), value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))

@@ -130,7 +130,12 @@ struct HttpcTests {
         arguments: [
             (["--fixtures"], "--fixtures needs a value"),
             (["GET", "notaurl"], "\"notaurl\" is not an http or https URL"),
-            (["-H", "NoColon", "https://h/"], "the header \"NoColon\" is not of the form 'Name: value'"),
+            (["-H", "NoColon", "https://h/"], "the header \"NoColon…\" given to -H is not of the form 'Name: value'"),
+            // A credential with its colon missing is not printed.
+            (
+                ["--header", "Authorization Bearer tok-31337", "https://h/"],
+                "the header \"Authorization…\" given to --header is not of the form 'Name: value'"
+            ),
             (["https://h/", "--json", "{bad"], "--json: {bad is not valid JSON"),
             (["https://h/", "--record-mode", "all"], "--record-mode needs --cassette"),
             (["https://h/", "--wat"], "unknown option --wat (use -- before a URL or method that starts with \"-\")"),
