@@ -55,4 +55,37 @@ struct URLProtocolStressTests {
             #expect(bodies.allSatisfy { $0 == Data("one two three".utf8) })
         }
     }
+
+    @Test func hundredsOfStreamsHalfOfThemCancelledHalfwayEachEndAsTheyShould() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.streamed([.text("one "), .pause(0.005), .text("two "), .pause(0.005), .text("three")]))
+        let session = stubs.makeURLSession()
+        for _ in 0..<Self.rounds / 2 {
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for index in 0..<Self.concurrentRequests / 2 {
+                    group.addTask {
+                        let reader = Task {
+                            let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/feed")))
+                            var body = ""
+                            for try await chunk in chunks {
+                                body += String(decoding: chunk, as: UTF8.self)
+                                if index.isMultiple(of: 2) { withUnsafeCurrentTask { $0?.cancel() } }
+                            }
+                            return body
+                        }
+                        do {
+                            return try await reader.value
+                        } catch is CancellationError {
+                            return "cancelled"
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == "cancelled" }.count == Self.concurrentRequests / 4)
+            #expect(outcomes.filter { $0 == "one two three" }.count == Self.concurrentRequests / 4)
+        }
+    }
 }
