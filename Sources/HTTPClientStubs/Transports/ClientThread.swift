@@ -86,8 +86,11 @@ final class ClientThread: @unchecked Sendable {
         }
         guard hop else { return }
         let task = Unchecked(self.task)
-        Self.hops.async {
-            // A task cancelled or finished meanwhile ignores both: nothing is left to call.
+        Self.hops.async { [mailbox] in
+            // Drained meanwhile (the task was resumed by someone else): the calls were made, and
+            // resuming a task whose protocol has finished would fail it a second time.
+            guard mailbox.withLock({ $0.hopRequested && !$0.calls.isEmpty }) else { return }
+            // A task cancelled or finished meanwhile ignores both.
             task.value?.suspend()
             task.value?.resume()
         }
