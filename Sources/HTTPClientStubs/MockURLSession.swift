@@ -197,7 +197,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
 
     /// Answers `request` with its response first, then its body in the pieces of a
     /// ``MockResponse/streamed(status:headers:_:)`` stub (one chunk otherwise). The first
-    /// window of chunks (``ChunkStream/defaultWindow``) is ready when this returns, the rest as
+    /// window of chunks (`ChunkStream.defaultWindow`) is ready when this returns, the rest as
     /// the reader takes them; `.pause` parts are waited out when the session simulates latency.
     /// Letting the stream go, or cancelling the Swift task, cancels the task; a reader whose
     /// task is cancelled gets `CancellationError`.

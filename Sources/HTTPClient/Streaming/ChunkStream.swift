@@ -50,7 +50,9 @@ public struct ChunkStream: AsyncSequence, Sendable {
 
     /// Reads the next chunk.
     public struct Iterator: AsyncIteratorProtocol {
+        /// A chunk of the body.
         public typealias Element = Data
+        /// The transfer's error, or `CancellationError`.
         public typealias Failure = any Error
 
         let reader: Reader
