@@ -196,11 +196,13 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     }
 
     /// Answers `request` with its response first, then its body in the pieces of a
-    /// ``MockResponse/streamed(status:headers:_:)`` stub (one chunk otherwise). The chunks are
-    /// all ready when this returns, unless the session simulates latency: then `.pause` parts
-    /// are waited out. Ending the iteration, or cancelling the Swift task, cancels the task.
-    public func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse) {
-        let (stream, chunks) = AsyncThrowingStream<Data, any Error>.makeStream()
+    /// ``MockResponse/streamed(status:headers:_:)`` stub (one chunk otherwise). The first
+    /// window of chunks (`ChunkStream.defaultWindow`) is ready when this returns, the rest as
+    /// the reader takes them; `.pause` parts are waited out when the session simulates latency.
+    /// Letting the stream go, or cancelling the Swift task, cancels the task; a reader whose
+    /// task is cancelled gets `CancellationError`.
+    public func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse) {
+        let (stream, chunks) = ChunkStream.makeStream()
         let simulatesLatency = simulatesLatency
         let cancellation = TaskCancellation()
         let response = try await withTaskCancellationHandler {
@@ -208,7 +210,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
                 let task = startTask(for: request) { delivery in
                     continuation.resume(with: ChunkFeed.feed(delivery, to: chunks, waitingOutPauses: simulatesLatency))
                 }
-                chunks.onTermination = { _ in task.cancel() }
+                chunks.onTermination = { task.cancel() }
                 cancellation.register(task)
                 task.resume()
             }

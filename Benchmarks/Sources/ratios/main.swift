@@ -246,6 +246,32 @@ var largeInputFailures: [String] = []
 }
 
 // 10: bodies to and from files, and streams (alone: `ratios --transfers`).
+// The slow-stream child: `--slow-stream-child SIZE SLOW --server URL` streams SIZE bytes
+// through `HTTPClient.stream`, reading the first SLOW chunks 10 ms apart (a reader far slower
+// than loopback: without back-pressure the whole body piles up meanwhile), then the rest at
+// once, and prints its peak memory above the baseline.
+if let index = arguments.firstIndex(of: "--slow-stream-child"), index + 2 < arguments.count,
+    let size = Int(arguments[index + 1]), let slowChunks = Int(arguments[index + 2])
+{
+    let external = arguments.firstIndex(of: "--server").flatMap { $0 + 1 < arguments.count ? URL(string: arguments[$0 + 1]) : nil }
+    let server = external == nil ? try await LoopbackServer.start() : nil
+    let client = HTTPClient(session: URLSession(configuration: .ephemeral), baseURL: external ?? server?.baseURL)
+    // Everything the path needs is loaded first (the companion session included).
+    _ = try await client.stream(.get("bytes/1024")).chunks.collect(upTo: 4096)
+    let baseline = Measure.residentBytes()
+    let streamed = try await client.stream(.get("bytes/\(size)"))
+    var (read, chunks) = (0, 0)
+    for try await chunk in streamed.chunks {
+        read += chunk.count
+        chunks += 1
+        if chunks <= slowChunks { try await Task.sleep(nanoseconds: 10_000_000) }
+    }
+    guard read == size else { fatalError("read \(read) of \(size) bytes") }
+    print("\(Measure.peakResidentBytes() - baseline)")
+    try await server?.stop()
+    exit(0)
+}
+
 @MainActor func measureTransfers() async throws {
     let size = smoke ? 10 << 20 : 100 << 20
     // The server runs in a process of its own: in the measuring process, its allocations (NIO's
@@ -281,6 +307,14 @@ var largeInputFailures: [String] = []
             "(10) \(what) over loopback: peak memory above baseline, \(smallSize >> 20) MB / \(size >> 20) MB body",
             String(format: "%.1f MB / %.1f MB", small / 1_048_576, large / 1_048_576), "", "<= 16 MB, whatever the size")
     }
+
+    // A stream read slowly holds one window (ChunkStream.defaultWindow), whatever the body.
+    let streamSize = smoke ? 100 << 20 : 1 << 30
+    let slowChunks = smoke ? 50 : 300
+    let streamPeak = Double(try runChild(["--slow-stream-child", String(streamSize), String(slowChunks), "--server", serverURL])) ?? .nan
+    row(
+        "(10) a \(streamSize >> 20) MB stream over loopback, its first \(slowChunks) chunks read 10 ms apart: peak memory above baseline",
+        String(format: "%.1f MB", streamPeak / 1_048_576), "", "<= 16 MB (the window is 2 MiB)")
 
     let server = try await LoopbackServer.start()
     let session = URLSession(configuration: .ephemeral)

@@ -109,6 +109,10 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     /// rebuilt here; any other error becomes ``session(_:)``, kept as it is. The request URL
     /// is attached to a `URLError` that lacks one.
     public init(transportError error: any Error, url: URL?) {
+        if error is CancellationError {
+            self = .cancelled
+            return
+        }
         var urlError: URLError
         if let given = error as? URLError {
             urlError = given

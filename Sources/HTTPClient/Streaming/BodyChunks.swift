@@ -1,19 +1,25 @@
 import Foundation
 
 /// A response body as it arrives: each element is one chunk, in order. A transfer cut short
-/// throws its ``HTTPClientError``; letting the sequence go (or cancelling the task that reads
-/// it) cancels the request.
+/// throws its ``HTTPClientError``; a reader whose task is cancelled gets
+/// ``HTTPClientError/cancelled``, never the end of the body. Letting the sequence go (or
+/// cancelling the task that reads it) cancels the request. A slow reader holds at most about
+/// ``ChunkStream/defaultWindow`` bytes: the session stops reading until it catches up.
 ///
 /// Read it once: it is a stream, not a buffer.
 public struct BodyChunks: AsyncSequence, Sendable {
     public typealias Element = Data
     public typealias Failure = HTTPClientError
 
-    private let base: AsyncThrowingStream<Data, any Error>
+    private let base: ChunkStream
     private let url: URL?
 
     /// Wraps a session's chunk stream (``URLSessionProtocol/chunks(for:)``).
-    public init(_ base: AsyncThrowingStream<Data, any Error>, url: URL?) {
+    ///
+    /// - Parameters:
+    ///   - base: The session's stream.
+    ///   - url: The URL errors name.
+    public init(_ base: ChunkStream, url: URL?) {
         self.base = base
         self.url = url
     }
@@ -26,7 +32,7 @@ public struct BodyChunks: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         public typealias Failure = HTTPClientError
 
-        var base: AsyncThrowingStream<Data, any Error>.AsyncIterator
+        var base: ChunkStream.Iterator
         let url: URL?
 
         public mutating func next() async throws(HTTPClientError) -> Data? {
@@ -39,7 +45,9 @@ public struct BodyChunks: AsyncSequence, Sendable {
     }
 
     /// Reads the rest of the body into memory, at most `limit` bytes (what is left past the
-    /// limit is not read).
+    /// limit is not read: the request is cancelled when the sequence is let go).
+    ///
+    /// - Parameter limit: The most bytes kept.
     public func collect(upTo limit: Int) async throws(HTTPClientError) -> Data {
         var body = Data()
         for try await chunk in self {

@@ -46,7 +46,7 @@ final class CompanionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownl
     /// What one task's caller waits for.
     private enum Waiter {
         /// `chunks(for:)`: the response, then the chunks.
-        case chunks(response: CheckedContinuation<URLResponse, any Error>?, chunks: AsyncThrowingStream<Data, any Error>.Continuation)
+        case chunks(response: CheckedContinuation<URLResponse, any Error>?, chunks: ChunkStream.Continuation)
         /// A download: the file, moved out of the session's hands when it is complete.
         case download(CheckedContinuation<(URL, URLResponse), any Error>, progress: @Sendable (TransferProgress) -> Void, file: URL?)
         /// An upload: the response body, collected.
@@ -57,13 +57,21 @@ final class CompanionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownl
 
     // MARK: Starting
 
-    func chunks(for request: URLRequest, on session: URLSession) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse) {
-        let (stream, chunks) = AsyncThrowingStream<Data, any Error>.makeStream()
+    func chunks(for request: URLRequest, on session: URLSession) async throws -> (ChunkStream, URLResponse) {
+        let (stream, chunks) = ChunkStream.makeStream()
         let task = session.dataTask(with: request)
         task.taskDescription = CompanionSessions.streamingTaskDescription
-        // Letting the stream go (or finishing it) ends the task; cancelling a finished task
-        // does nothing.
-        chunks.onTermination = { [weak task] _ in task?.cancel() }
+        // Letting the stream go ends the task.
+        chunks.onTermination = { [weak task] in task?.cancel() }
+        // A full window suspended the task from the delegate queue (see `didReceive data`):
+        // resuming from the same serial queue keeps the resume after the suspend. A suspended
+        // task makes no network traffic (Apple's documentation), so the server's sending stops
+        // at the socket buffers. Not on Linux: see `suspendingADataTaskPausesIt`.
+        let delegateQueue = session.delegateQueue
+        chunks.onDemand = { [weak task] in
+            guard let task else { return }
+            delegateQueue.addOperation { task.resume() }
+        }
         let response = try await run(task, request: request) {
             .chunks(response: $0, chunks: chunks)
         } abandon: {
@@ -136,7 +144,7 @@ final class CompanionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownl
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let chunks = waiters.withLock { waiters -> AsyncThrowingStream<Data, any Error>.Continuation? in
+        let chunks = waiters.withLock { waiters -> ChunkStream.Continuation? in
             switch waiters[dataTask.taskIdentifier] {
             case .chunks(_, let chunks): return chunks
             case .upload(let continuation, let progress, var body):
@@ -146,7 +154,7 @@ final class CompanionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownl
             case .download, nil: return nil
             }
         }
-        chunks?.yield(data)
+        if chunks?.yield(data) == .windowFull, suspendingADataTaskPausesIt { dataTask.suspend() }
     }
 
     // MARK: Progress and files

@@ -81,3 +81,17 @@ package func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ coun
     Musl.write(descriptor, buffer, count)
     #endif
 }
+
+/// Whether a data task can be paused mid-body by `suspend()` and continued by `resume()`, as the
+/// companion session does to hold a slow stream reader's memory to one window.
+///
+/// Apple documents it (a suspended task makes no network traffic; `resume()` continues it).
+/// corelibs takes a suspended task's handle out of curl's multi handle and, on resume, adds it
+/// back, which starts the transfer over: measured here, a 1 GiB body read slowly arrived 40
+/// times over. So on Linux a task is never suspended, and a real `URLSession` stream buffers
+/// what the network delivers faster than it is read (see BENCHMARKS.md).
+#if canImport(FoundationNetworking)
+package let suspendingADataTaskPausesIt = false
+#else
+package let suspendingADataTaskPausesIt = true
+#endif

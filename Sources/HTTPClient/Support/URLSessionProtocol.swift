@@ -41,11 +41,14 @@ public protocol URLSessionProtocol: Sendable {
     /// a stream of chunks in the order they arrive: what `URLSession.bytes(for:)` does, in
     /// chunks, on every platform (corelibs has no `bytes(for:)`).
     ///
-    /// The stream ends when the body is complete and throws the transport error of a transfer
-    /// cut short; when the consumer lets the stream go (or its task is cancelled), the request is
-    /// cancelled. The default implementation loads the whole body first and yields it as one
-    /// chunk; `URLSession` and `MockURLSession` deliver chunks as they come.
-    func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse)
+    /// The stream ends only when the body is complete; it throws the transport error of a
+    /// transfer cut short, and `CancellationError` to a reader whose task is cancelled. When the
+    /// reader lets the stream go (or its task is cancelled), the request is cancelled. A reader
+    /// slower than the network holds at most about one window (``ChunkStream/defaultWindow``):
+    /// a conforming type stops producing while ``ChunkStream/Continuation/yield(_:)`` reports
+    /// the window full. The default implementation loads the whole body first and yields it as
+    /// one chunk; `URLSession` and `MockURLSession` deliver chunks as they come.
+    func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse)
 
     /// Downloads `request`'s body to a new temporary file (the caller's to move or delete)
     /// without holding it in memory, reporting progress as it is written.
@@ -134,12 +137,9 @@ extension URLSessionProtocol {
     }
 
     /// Loads the whole body with ``data(for:)`` and yields it as one chunk.
-    public func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse) {
+    public func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse) {
         let (data, response) = try await data(for: request)
-        let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-        if !data.isEmpty { continuation.yield(data) }
-        continuation.finish()
-        return (stream, response)
+        return (ChunkStream.finished(data.isEmpty ? [] : [data]), response)
     }
 
     /// Writes ``chunks(for:)`` to a new temporary file as they arrive.
@@ -235,7 +235,7 @@ extension URLSession: URLSessionProtocol {
     /// hands each chunk over as it arrives (a task delegate gets no callbacks on Linux, and a
     /// session's delegate cannot be added after it is made). One companion per session, made on
     /// first use and released with the session.
-    public func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse) {
+    public func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse) {
         let (session, delegate) = CompanionSessions.shared.companion(of: self)
         return try await delegate.chunks(for: request, on: session)
     }

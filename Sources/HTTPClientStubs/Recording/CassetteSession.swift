@@ -158,7 +158,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     /// Replays a recorded stream chunk by chunk (with its pauses when ``replaysTiming``), or
     /// records one: the caller gets each chunk as it comes from `upstream`, and the exchange is
     /// saved with its chunks once the body is complete (a transfer cut short is not saved).
-    public func chunks(for request: URLRequest) async throws -> (AsyncThrowingStream<Data, any Error>, URLResponse) {
+    public func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse) {
         if replays {
             switch stubs.resolve(request, reportingMisses: !records) {
             case .unmatched where records, .passthrough:
@@ -166,7 +166,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
             case .respond(let response, let recorded, let stub):
                 var delivery = Delivery(request: recorded.urlRequest, arguments: response.completionArguments(for: recorded.urlRequest))
                 delivery.parts = response.streamParts
-                let (stream, chunks) = AsyncThrowingStream<Data, any Error>.makeStream()
+                let (stream, chunks) = ChunkStream.makeStream()
                 let urlResponse = try ChunkFeed.feed(delivery, to: chunks, waitingOutPauses: replaysTiming).get()
                 stub.noteDelivered(recorded)
                 return (stream, urlResponse)
@@ -181,7 +181,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         let (upstreamChunks, response) = try await upstream.chunks(for: sent.urlRequest)
         guard let http = response as? HTTPURLResponse else { return (upstreamChunks, response) }
         let headersAt = Date()
-        let (stream, relay) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let (stream, relay) = ChunkStream.makeStream()
         let recording = Task { [self] in
             var body = Data()
             var chunks: [Cassette.Chunk] = []
@@ -190,7 +190,8 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
                     body.append(chunk)
                     // Milliseconds are enough to replay a stream's rhythm.
                     chunks.append(Cassette.Chunk(at: (Date().timeIntervalSince(headersAt) * 1000).rounded() / 1000, bytes: chunk.count))
-                    relay.yield(chunk)
+                    // Waits while the reader's window is full, so upstream is read no faster.
+                    guard await relay.send(chunk) else { return }
                 }
                 // A consumer that let the stream go ended the loop early: not a complete body.
                 guard !Task.isCancelled else { return }
@@ -202,7 +203,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
                 relay.finish(throwing: error)
             }
         }
-        relay.onTermination = { _ in recording.cancel() }
+        relay.onTermination = { recording.cancel() }
         return (stream, response)
     }
 

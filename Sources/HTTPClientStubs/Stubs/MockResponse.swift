@@ -140,7 +140,9 @@ public struct MockResponse: Sendable {
     /// timing is simulated, and a `.failure` part cuts the transfer short. A caller of the whole
     /// body gets all the bytes joined, or the failure.
     public static func streamed(status: Int = 200, headers: HTTPHeaders = [:], _ parts: [StreamPart]) -> MockResponse {
-        var response = MockResponse.status(status, headers: headers, body: Data(parts.compactMap(\.data).joined()))
+        // Appended part by part: `Data(joined())` copies byte by byte (seconds for 16 MB).
+        let body = parts.reduce(into: Data()) { body, part in part.data.map { body.append($0) } }
+        var response = MockResponse.status(status, headers: headers, body: body)
         response.streamParts = parts
         return response
     }

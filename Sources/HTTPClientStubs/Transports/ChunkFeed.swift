@@ -2,12 +2,36 @@ import Foundation
 import HTTPClient
 
 /// Hands a stub's body parts to a `chunks(for:)` caller: the in-process sessions' one way.
-enum ChunkFeed {
+///
+/// Parts are yielded until the stream's window is full, then the feed waits for the reader to
+/// ask for more (``ChunkStream/Continuation/onDemand``), as a session stops reading from the
+/// network: a slow reader never holds more than a window of a stub's body.
+final class ChunkFeed: Sendable {
+    private struct State {
+        var next = 0
+        /// A `run()` is yielding parts; a demand meanwhile sets `demanded` instead of running.
+        var running = false
+        var demanded = false
+        /// A pause is being waited out: only its timer goes on.
+        var pausing = false
+    }
+
+    private let parts: [StreamPart]
+    private let chunks: ChunkStream.Continuation
+    private let waitingOutPauses: Bool
+    private let state = Locked(State())
+
+    private init(_ parts: [StreamPart], to chunks: ChunkStream.Continuation, waitingOutPauses: Bool) {
+        self.parts = parts
+        self.chunks = chunks
+        self.waitingOutPauses = waitingOutPauses
+    }
+
     /// Feeds a delivery's body to `chunks` (its parts, or its data as one chunk) and returns its
     /// response; a delivery that failed before any response finishes `chunks` with its error
     /// and returns it.
     static func feed(
-        _ delivery: Delivery, to chunks: AsyncThrowingStream<Data, any Error>.Continuation, waitingOutPauses: Bool
+        _ delivery: Delivery, to chunks: ChunkStream.Continuation, waitingOutPauses: Bool
     ) -> Result<URLResponse, any Error> {
         // A streamed failure comes after its chunks; any other error means no response.
         guard let response = delivery.response, delivery.error == nil || !delivery.parts.isEmpty else {
@@ -19,47 +43,68 @@ enum ChunkFeed {
         return .success(response)
     }
 
-    /// Yields every data part, then finishes (or fails at a `.failure` part). Pauses are waited
-    /// out only when `waitingOutPauses`; otherwise everything is ready when this returns.
-    static func feed(_ parts: [StreamPart], to chunks: AsyncThrowingStream<Data, any Error>.Continuation, waitingOutPauses: Bool) {
-        if waitingOutPauses, parts.contains(where: { if case .pause = $0 { true } else { false } }) {
-            Task { await feedWaiting(parts, to: chunks) }
-        } else {
-            feedAtOnce(parts, to: chunks)
-        }
+    /// Yields the data parts in order, then finishes (or fails at a `.failure` part). Pauses
+    /// are waited out only when `waitingOutPauses`; otherwise the first window of chunks is
+    /// ready when this returns, and the rest follows as the reader takes them.
+    static func feed(_ parts: [StreamPart], to chunks: ChunkStream.Continuation, waitingOutPauses: Bool) {
+        let feed = ChunkFeed(parts, to: chunks, waitingOutPauses: waitingOutPauses)
+        chunks.onDemand = { feed.run() }
+        feed.run()
     }
 
-    private static func feedAtOnce(_ parts: [StreamPart], to chunks: AsyncThrowingStream<Data, any Error>.Continuation) {
-        for part in parts {
+    /// Yields parts until the window is full, a pause is to be waited out, or the end.
+    private func run(afterPause: Bool = false) {
+        let starts = state.withLock { state -> Bool in
+            if afterPause { state.pausing = false } else if state.pausing { return false }
+            guard !state.running else {
+                state.demanded = true
+                return false
+            }
+            state.running = true
+            return true
+        }
+        guard starts else { return }
+        while true {
+            let part = state.withLock { state -> StreamPart? in
+                // A demand before this yield is answered by it.
+                state.demanded = false
+                guard state.next < parts.count else { return nil }
+                defer { state.next += 1 }
+                return parts[state.next]
+            }
             switch part {
-            case .data(let data) where !data.isEmpty: chunks.yield(data)
-            case .data, .pause: continue
+            case nil:
+                chunks.finish()
+                return
             case .failure(let error):
                 chunks.finish(throwing: error)
                 return
-            }
-        }
-        chunks.finish()
-    }
-
-    private static func feedWaiting(_ parts: [StreamPart], to chunks: AsyncThrowingStream<Data, any Error>.Continuation) async {
-        for (index, part) in parts.enumerated() {
-            switch part {
+            case .data(let data) where data.isEmpty:
+                continue
             case .data(let data):
-                // The consumer has stopped: nothing more to deliver.
-                if !data.isEmpty, case .terminated = chunks.yield(data) { return }
-            case .failure:
-                feedAtOnce(Array(parts[index...]), to: chunks)
-                return
-            case .pause(let seconds):
-                do {
-                    // Clamped: a pause of 1e20 s (or NaN) must not overflow the conversion.
-                    try await Task.sleep(nanoseconds: UInt64((seconds.isNaN ? 0 : min(max(0, seconds), 1e9)) * 1e9))
-                } catch {
-                    return
+                switch chunks.yield(data) {
+                case .enqueued: continue
+                case .terminated: return
+                case .windowFull:
+                    // Stopped, unless the reader asked for more while this was yielding.
+                    let stops = state.withLock { state -> Bool in
+                        guard !state.demanded else { return false }
+                        state.running = false
+                        return true
+                    }
+                    if stops { return }
                 }
+            case .pause(let seconds):
+                guard waitingOutPauses else { continue }
+                state.withLock {
+                    $0.pausing = true
+                    $0.running = false
+                }
+                // Clamped: a pause of 1e20 s (or NaN) must not overflow the conversion.
+                let delay = seconds.isNaN ? 0 : min(max(0, seconds), 1e9)
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in run(afterPause: true) }
+                return
             }
         }
-        chunks.finish()
     }
 }

@@ -13,6 +13,8 @@ class StubURLProtocol: URLProtocol {
 
     private let stopped = Locked(false)
     private let forwarded = Locked<URLSessionDataTask?>(nil)
+    /// Set by the first `startLoading`; a later one is the task resumed (see ``ClientThread``).
+    private let clientThread = Locked<ClientThread?>(nil)
 
     override class func canInit(with request: URLRequest) -> Bool {
         // Every request of a stubbed session belongs to its registry; none reaches the network
@@ -25,7 +27,17 @@ class StubURLProtocol: URLProtocol {
     }
 
     override func startLoading() {
-        let clientThread = ClientThread.ofStartLoading()
+        if let resumed = clientThread.current {
+            resumed.drain()
+            return
+        }
+        let clientThread = ClientThread.ofStartLoading(self)
+        self.clientThread.withLock { $0 = clientThread }
+        clientThread.drain { start(on: clientThread) }
+    }
+
+    /// Resolves the request in the registry and delivers (or forwards) its answer.
+    private func start(on clientThread: ClientThread) {
         guard Self.registrySlot >= 0 else {
             fail(
                 with: URLError(
@@ -79,6 +91,7 @@ class StubURLProtocol: URLProtocol {
     }
 
     override func stopLoading() {
+        guard clientThread.current?.stopEndsLoading(of: task) ?? true else { return }
         stopped.withLock { $0 = true }
         forwarded.withLock { $0 }?.cancel()
     }

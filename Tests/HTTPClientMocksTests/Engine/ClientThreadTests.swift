@@ -6,16 +6,44 @@ import Testing
 @testable import HTTPClientStubs
 
 /// The URLProtocol transport calls its client where `ClientThread` says: on Darwin the thread
-/// that called `startLoading` (through its run loop), on Linux where the work finishes.
+/// that called `startLoading` (through its run loop), on Linux the session's work queue (from
+/// inside `startLoading`).
 @Suite("Client thread")
 struct ClientThreadTests {
     #if canImport(FoundationNetworking)
-    @Test func onLinuxCallsAreMadeAtOnceWhereTheWorkFinishes() {
-        let clientThread = ClientThread.ofStartLoading()
-        #expect(clientThread.thread == nil)
+    @Test func onLinuxCallsMadeWhileStartLoadingRunsAreMadeBeforeItReturnsInOrder() {
+        let clientThread = ClientThread.ofStartLoading(Self.protocolWithoutTask())
+        let calls = Locked<[Int]>([])
+        clientThread.drain {
+            clientThread.perform { calls.withLock { $0.append(1) } }
+            clientThread.perform {
+                calls.withLock { $0.append(2) }
+                clientThread.perform { calls.withLock { $0.append(3) } }
+            }
+        }
+        #expect(calls.current == [1, 2, 3])
+    }
+
+    @Test func onLinuxACallMadeElsewhereWaitsForTheNextStartLoading() {
+        let clientThread = ClientThread.ofStartLoading(Self.protocolWithoutTask())
         let ran = Locked(false)
         clientThread.perform { ran.withLock { $0 = true } }
+        #expect(!ran.current)
+        clientThread.drain()
         #expect(ran.current)
+    }
+
+    @Test func onLinuxStoppingASuspendedTaskIsNoEnd() async throws {
+        let session = URLSession(configuration: .ephemeral)
+        let task = session.dataTask(with: testURL("http://127.0.0.1:9/never"))
+        let clientThread = ClientThread.ofStartLoading(Self.protocolWithoutTask())
+        #expect(!clientThread.stopEndsLoading(of: task))
+        task.cancel()
+        #expect(clientThread.stopEndsLoading(of: task))
+    }
+
+    private static func protocolWithoutTask() -> URLProtocol {
+        URLProtocol(request: URLRequest(url: testURL("https://h/")), cachedResponse: nil, client: nil)
     }
     #else
     @Test func onDarwinCallsRunOnTheStartLoadingThreadInTheOrderTheyWereMade() async {
@@ -54,7 +82,8 @@ private final class RunLoopThread: @unchecked Sendable {
                 // A far-off timer keeps the run loop from returning at once for want of sources.
                 let keepAlive = Timer(timeInterval: 3600, repeats: true) { _ in }
                 RunLoop.current.add(keepAlive, forMode: .default)
-                let captured = ClientThread.ofStartLoading()
+                let captured = ClientThread.ofStartLoading(
+                    URLProtocol(request: URLRequest(url: testURL("https://h/")), cachedResponse: nil, client: nil))
                 clientThread.withLock { $0 = captured }
                 continuation.resume(returning: captured)
                 while !stopped { _ = RunLoop.current.run(mode: .default, before: .distantFuture) }

@@ -7,7 +7,7 @@ import Testing
 struct StreamedResponseTests {
     private let feed = URLRequest(url: testURL("https://h/feed"))
 
-    private func collect(_ chunks: AsyncThrowingStream<Data, any Error>) async throws -> [Data] {
+    private func collect(_ chunks: ChunkStream) async throws -> [Data] {
         var received: [Data] = []
         for try await chunk in chunks { received.append(chunk) }
         return received
@@ -97,26 +97,73 @@ struct StreamedResponseTests {
         #expect(session.lastURL == feed.url)
     }
 
-    @Test func cancellingTheConsumingTaskEndsTheStreamAndCancelsTheTask() async throws {
+    @Test func cancellingTheReadingTaskCancelsTheTask() async throws {
         let stubs = StubRegistry()
         stubs.stub(.get, "/feed").respond(.streamed([.text("first"), .pause(3600), .text("an hour later")]))
         let session = MockURLSession(stubs: stubs, simulatesLatency: true)
         let task = MockURLSessionDataTask()
         session.nextDataTask = task
+        let (reader, _) = try await Self.readerCancelledAfterTheFirstChunk(of: session, feed)
+        _ = await reader.result
+        #expect(task.cancelWasCalled)
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func aReaderCancelledHalfwayGetsCancellationErrorNotTheEnd(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.streamed([.text("first"), .pause(3600), .text("an hour later")]))
+        let session = transport == .mockSession ? MockURLSession(stubs: stubs, simulatesLatency: true) : transport.session(stubs)
+        let (reader, received) = try await Self.readerCancelledAfterTheFirstChunk(of: session, feed)
+        await #expect(throws: CancellationError.self) { try await reader.value }
+        #expect(received.current == [Data("first".utf8)])
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func aReaderCancelledWithChunksWaitingGetsCancellationError(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.streamed([.text("one"), .text("two"), .text("three")]))
+        let (chunks, _) = try await transport.session(stubs).chunks(for: feed)
+        let reader = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            for try await _ in chunks {}
+        }
+        await #expect(throws: CancellationError.self) { try await reader.value }
+    }
+
+    @Test func aSlowReaderOfALargeStreamedStubHoldsAtMostAWindow() async throws {
+        let part = Data(repeating: 7, count: 256 << 10)
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.streamed(Array(repeating: .data(part), count: 64)))
+        let (chunks, _) = try await MockURLSession(stubs: stubs).chunks(for: feed)
+        #expect(chunks.bufferedByteCount <= ChunkStream.defaultWindow)
+        var iterator = chunks.makeAsyncIterator()
+        _ = try await iterator.next()
+        #expect(chunks.bufferedByteCount <= ChunkStream.defaultWindow)
+        var total = part.count
+        while let chunk = try await iterator.next() {
+            total += chunk.count
+            #expect(chunks.bufferedByteCount <= ChunkStream.defaultWindow)
+        }
+        #expect(total == 64 * part.count)
+    }
+
+    /// Starts a task that reads `request` from `session` and is cancelled once the first chunk
+    /// has arrived; returns it and the chunks it received.
+    private static func readerCancelledAfterTheFirstChunk(
+        of session: any URLSessionProtocol, _ request: URLRequest
+    ) async throws -> (Task<Void, any Error>, Locked<[Data]>) {
+        let received = Locked<[Data]>([])
         let (gotChunk, signal) = AsyncStream<Void>.makeStream()
-        let consumer = Task {
-            let (chunks, _) = try await session.chunks(for: feed)
-            var received: [Data] = []
+        let reader = Task {
+            let (chunks, _) = try await session.chunks(for: request)
             for try await chunk in chunks {
-                received.append(chunk)
+                received.withLock { $0.append(chunk) }
                 signal.yield()
             }
-            return received
         }
         var signals = gotChunk.makeAsyncIterator()
         _ = await signals.next()
-        consumer.cancel()
-        #expect(try await consumer.value == [Data("first".utf8)])
-        #expect(task.cancelWasCalled)
+        reader.cancel()
+        return (reader, received)
     }
 }

@@ -145,4 +145,50 @@ struct HTTPClientStreamTests {
         }
         #expect(error.urlError?.code == .networkConnectionLost)
     }
+
+    @Test func aStreamLoopCancelledHalfwayThrowsCancelledNotTheEnd() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://h/feed").respond(.streamed([.text("a"), .pause(3600), .text("b")]))
+        let client = HTTPClient(session: MockURLSession(stubs: stubs, simulatesLatency: true))
+        let (gotChunk, signal) = AsyncStream<Void>.makeStream()
+        let reader = Task {
+            for try await _ in try await client.stream(.get("https://h/feed")).chunks { signal.yield() }
+        }
+        var signals = gotChunk.makeAsyncIterator()
+        _ = await signals.next()
+        reader.cancel()
+
+        let error = await #expect(throws: HTTPClientError.self) { try await reader.value }
+
+        #expect(error?.isCancelled == true)
+    }
+
+    @Test func aServerSentEventsLoopCancelledHalfwayThrowsCancelledNotTheEnd() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://h/chat")
+            .respond(.streamed(headers: ["Content-Type": "text/event-stream"], [.text("data: 1\n\n"), .pause(3600), .text("data: 2\n\n")]))
+        let client = HTTPClient(session: MockURLSession(stubs: stubs, simulatesLatency: true))
+        let (gotEvent, signal) = AsyncStream<Void>.makeStream()
+        let reader = Task {
+            for try await _ in try await client.stream(.get("https://h/chat")).serverSentEvents() { signal.yield() }
+        }
+        var signals = gotEvent.makeAsyncIterator()
+        _ = await signals.next()
+        reader.cancel()
+
+        let error = await #expect(throws: HTTPClientError.self) { try await reader.value }
+
+        #expect(error?.isCancelled == true)
+    }
+
+    @Test func theErrorBodyOfARejectedLargeStreamStopsAtItsCap() async throws {
+        let part = Data(repeating: UInt8(ascii: "x"), count: 256 << 10)
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://h/feed").respond(.streamed(status: 500, Array(repeating: .data(part), count: 64)))
+        let client = HTTPClient(session: MockURLSession(stubs: stubs))
+
+        let error = await #expect(throws: HTTPClientError.self) { try await client.stream(.get("https://h/feed")) }
+
+        #expect(error?.response?.body.count == 1 << 20)
+    }
 }
