@@ -60,15 +60,16 @@ struct DownloadDestinationTests {
         #expect(stub.callCount == 0)
     }
 
-    @Test func theWorkingDirectoryAsDestinationIsRefused() async throws {
-        let (client, _) = client()
-        let error = await #expect(throws: HTTPClientError.self) {
-            try await client.download(.get("https://h/report"), to: URL(fileURLWithPath: ""))
-        }
+    /// `-o ""` from an unset variable: the working directory. Asked of the check itself, which
+    /// writes nothing: a download that got past it would replace the working directory (this
+    /// package's checkout, when the tests run).
+    @Test func theWorkingDirectoryAsDestinationIsRefused() throws {
+        let workingDirectory = URL(fileURLWithPath: "")
         #expect(
-            error?.underlyingError as? TransferFileError
-                == TransferFileError(
-                    .downloadDestination, path: FileManager.default.currentDirectoryPath, problem: .notARegularFile(.directory)))
+            throws: TransferFileError(.downloadDestination, path: workingDirectory.path, problem: .notARegularFile(.directory))
+        ) {
+            try TransferFiles.replaceableFile(at: workingDirectory)
+        }
     }
 
     @Test func aDestinationInAMissingFolderIsRefusedBeforeAnythingIsSent() async throws {
