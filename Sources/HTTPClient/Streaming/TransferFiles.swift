@@ -186,9 +186,14 @@ package final class UploadSource {
         do {
             defer { try? handle.close() }
             try read { try handle.write(contentsOf: $0) }
-        } catch {
+        } catch let error as TransferFileError {
             unlink(copy.path)
             throw error
+        } catch {
+            // A full temporary directory: nothing was sent, and the error says where it failed.
+            unlink(copy.path)
+            let reason = "no copy could be written to \(copy.path): \(error.localizedDescription)"
+            throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: reason))
         }
         return copy
     }

@@ -54,6 +54,27 @@ struct UploadSourceTests {
         }
     }
 
+    @Test func aSocketIsRefused() throws {
+        let folder = try ScratchFolder()
+        let path = folder.file("socket").path
+        // SOCK_STREAM is 1 on Linux and on Apple platforms; only the constant's type differs.
+        let descriptor = socket(AF_UNIX, 1, 0)
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+
+        #expect(throws: TransferFileError(.uploadSource, path: path, problem: .notARegularFile(.socket))) {
+            try UploadSource(URL(fileURLWithPath: path))
+        }
+    }
+
     @Test func aDanglingSymlinkIsRefusedAsOne() throws {
         let folder = try ScratchFolder()
         let link = folder.file("link")
