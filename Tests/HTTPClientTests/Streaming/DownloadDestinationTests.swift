@@ -159,6 +159,23 @@ struct DownloadDestinationTests {
         #expect(try String(contentsOf: destination, encoding: .utf8) == "new")
     }
 
+    /// The session's file is in the temporary directory; a destination on another file system
+    /// (tmpfs at /dev/shm, where there is one) cannot be renamed into and is copied beside it.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/shm")))
+    func aDestinationOnAnotherFileSystemIsReplacedWhole() async throws {
+        let folder = URL(fileURLWithPath: "/dev/shm/transfer-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("report.csv")
+        try Data("previous".utf8).write(to: destination)
+        let (client, _) = client(answering: "new body")
+
+        _ = try await client.download(.get("https://h/report"), to: destination)
+
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "new body")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["report.csv"])
+    }
+
     @Test func aRejectedDownloadLeavesThePreviousFileAndNoTemporaryFile() async throws {
         let folder = try ScratchFolder()
         let destination = try folder.write("previous", to: "report.csv")
