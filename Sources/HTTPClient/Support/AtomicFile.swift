@@ -66,7 +66,9 @@ package enum AtomicFile {
     /// A new name for a temporary file in `url`'s folder (hidden, unique), so that renaming it
     /// over `url` stays on one file system.
     private static func temporaryFile(beside url: URL) -> URL {
-        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        // A name may take all of NAME_MAX (255 bytes): the temporary one keeps only its start.
+        let start = String(decoding: url.lastPathComponent.utf8.prefix(100), as: UTF8.self)
+        return url.deletingLastPathComponent().appendingPathComponent(".\(start).\(UUID().uuidString).tmp")
     }
 
     /// The permission bits of the file at `url`, when there is one.

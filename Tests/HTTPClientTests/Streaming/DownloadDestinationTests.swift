@@ -176,6 +176,18 @@ struct DownloadDestinationTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["report.csv"])
     }
 
+    @Test func aDestinationWhoseNameTakesAllOfNameMaxIsReplaced() async throws {
+        let folder = try ScratchFolder()
+        let name = String(repeating: "é", count: 127) + "x"  // 255 bytes of UTF-8
+        let destination = try folder.write("previous", to: name)
+        let (client, _) = client(answering: "new")
+
+        _ = try await client.download(.get("https://h/report"), to: destination)
+
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "new")
+        #expect(folder.names == [name])
+    }
+
     @Test func aRejectedDownloadLeavesThePreviousFileAndNoTemporaryFile() async throws {
         let folder = try ScratchFolder()
         let destination = try folder.write("previous", to: "report.csv")
