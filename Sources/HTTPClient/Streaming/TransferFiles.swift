@@ -14,7 +14,8 @@ package enum TransferFiles {
         }
         var link = stat()
         guard lstat(path, &link) == 0 else {
-            guard errno == ENOENT else { throw refuse(.unwritable(reason: systemReason())) }
+            // ENOTDIR: the "folder" is a file.
+            guard errno == ENOENT || errno == ENOTDIR else { throw refuse(.unwritable(reason: systemReason())) }
             var folder = stat()
             let parent = destination.deletingLastPathComponent().path
             guard stat(parent, &folder) == 0, kind(of: folder.st_mode) == .directory else { throw refuse(.missingFolder) }

@@ -85,6 +85,18 @@ struct DownloadDestinationTests {
         #expect(folder.names.isEmpty)
     }
 
+    @Test func aDestinationInsideAFileIsRefusedAsAMissingFolder() throws {
+        let folder = try ScratchFolder()
+        let file = try folder.write("keep me", to: "notes.txt")
+
+        #expect(
+            throws: TransferFileError(
+                .downloadDestination, path: file.appendingPathComponent("report.pdf").path, problem: .missingFolder)
+        ) {
+            try TransferFiles.replaceableFile(at: file.appendingPathComponent("report.pdf"))
+        }
+    }
+
     @Test func aFIFODestinationIsRefused() async throws {
         let folder = try ScratchFolder()
         let fifo = folder.file("pipe")
