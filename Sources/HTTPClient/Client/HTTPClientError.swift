@@ -35,6 +35,10 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     /// `CassetteError` or `BodyStreamError`, so a test can match it:
     /// `if case .session(let error as UnmatchedRequestError) = error { ... }`.
     case session(any Error)
+    /// A download's destination or an upload's source cannot be used (a directory, a FIFO, a
+    /// missing folder, a file that changed size while it was sent...): the error names the path
+    /// and says what is there.
+    case file(TransferFileError)
 
     /// The response, for the cases that have one.
     public var response: HTTPClient.Response? {
@@ -60,6 +64,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
         case .encodingFailed(_, let error), .decodingFailed(_, _, let error), .interceptorFailed(let error), .session(let error):
             error
         case .transport(let error):
+            error
+        case .file(let error):
             error
         case .invalidURL, .cancelled, .nonHTTPResponse, .unacceptableStatus:
             nil
@@ -94,6 +100,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
             return "An interceptor failed: \(underlying)"
         case .session(let underlying):
             return "The session failed before a response arrived: \(underlying)"
+        case .file(let error):
+            return error.description
         case .decodingFailed(let type, let response, let underlying):
             return "Could not decode \(type) from the HTTP \(response.statusCode) response of "
                 + "\(response.redactedURL(redaction)): \(Self.explain(underlying))"
@@ -106,11 +114,17 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     /// Turns whatever a session reported into the typed error.
     ///
     /// `NSError`s in `NSURLErrorDomain` do not bridge to `URLError` on Linux, so they are
-    /// rebuilt here; any other error becomes ``session(_:)``, kept as it is. The request URL
-    /// is attached to a `URLError` that lacks one.
+    /// rebuilt here; any other error becomes ``session(_:)``, kept as it is. A
+    /// `CancellationError` becomes ``cancelled``; a ``TransferFileError``, thrown or under a
+    /// `URLError` (a session's upload reports a file it cannot send that way), becomes
+    /// ``file(_:)``. The request URL is attached to a `URLError` that lacks one.
     public init(transportError error: any Error, url: URL?) {
         if error is CancellationError {
             self = .cancelled
+            return
+        }
+        if let fileError = error as? TransferFileError ?? (error as NSError).userInfo[NSUnderlyingErrorKey] as? TransferFileError {
+            self = .file(fileError)
             return
         }
         var urlError: URLError

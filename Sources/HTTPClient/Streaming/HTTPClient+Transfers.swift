@@ -13,10 +13,20 @@ extension HTTPClient {
     /// status throws ``HTTPClientError/unacceptableStatus(_:)`` with up to 1 MiB of the body and
     /// leaves no file behind.
     ///
+    /// The destination is replaced in one step (the body goes to a temporary file beside it,
+    /// renamed over it with rename(2)), and only once the body is complete and accepted: a
+    /// download that fails, is rejected or is cancelled leaves the previous file as it was and
+    /// no temporary file. A regular file is replaced keeping its permissions; a symbolic link to
+    /// one has its *target* replaced (the link stays). A directory, a FIFO, a device, a socket,
+    /// a link to nothing and a missing folder are refused before anything is sent, with
+    /// ``HTTPClientError/file(_:)`` naming the path and what is there; nothing is ever removed.
+    /// Cancelling the task throws ``HTTPClientError/cancelled``; a body shorter than its
+    /// `Content-Length` is an error (`URLError(.networkConnectionLost)`), never a short file.
+    ///
     /// - Parameters:
     ///   - request: The request; its body, if any, is sent as with ``send(_:)``.
-    ///   - destination: Where the body goes; an existing file there is replaced. `nil` keeps it
-    ///     in a new temporary file, the caller's to move or delete.
+    ///   - destination: The file the body replaces or creates (see above). `nil` keeps it in a
+    ///     new temporary file, the caller's to move or delete.
     ///   - progress: Called as the body is written: bytes so far, and the total when known.
     public func download(
         _ request: Request, to destination: URL? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil
@@ -25,8 +35,14 @@ extension HTTPClient {
     }
 
     /// Downloads the body of `request` to a file and calls `completion` once with the file or
-    /// the error (see ``download(_:to:progress:)``).
+    /// the error (see ``download(_:to:progress:)``: the destination is handled the same way).
     ///
+    /// - Parameters:
+    ///   - request: The request; its body, if any, is sent as with ``send(_:)``.
+    ///   - destination: The file the body replaces or creates; `nil` keeps it in a new
+    ///     temporary file.
+    ///   - progress: Called as the body is written.
+    ///   - completion: Called once with the file or the error.
     /// - Returns: The started task; cancel it to end the download with ``HTTPClientError/cancelled``.
     // Disfavoured: in async code a trailing closure is a progress handler of the async form.
     @_disfavoredOverload @discardableResult
@@ -38,8 +54,14 @@ extension HTTPClient {
     }
 
     /// Sends the file at `fileURL` as the body of `request` and calls `completion` once with
-    /// the response or the error (see ``upload(_:fromFile:progress:)``).
+    /// the response or the error (see ``upload(_:fromFile:progress:)``: the file is checked the
+    /// same way).
     ///
+    /// - Parameters:
+    ///   - request: The request (method, URL, headers); its own body is not sent.
+    ///   - fileURL: The regular file whose contents are the body.
+    ///   - progress: Called as the body is sent.
+    ///   - completion: Called once with the response or the error.
     /// - Returns: The started task; cancel it to end the upload with ``HTTPClientError/cancelled``.
     // Disfavoured: in async code a trailing closure is a progress handler of the async form.
     @_disfavoredOverload @discardableResult
@@ -53,7 +75,15 @@ extension HTTPClient {
     private func runDownload(
         _ request: Request, to destination: URL?, progress: (@Sendable (TransferProgress) -> Void)?
     ) async -> Result<DownloadedFile, HTTPClientError> {
-        await run(request) { urlRequest, validation, number in
+        // Refused before anything is sent; checked again when the file is put in place.
+        if let destination {
+            do {
+                _ = try TransferFiles.replaceableFile(at: destination)
+            } catch {
+                return .failure(.file(error))
+            }
+        }
+        return await run(request) { urlRequest, validation, number in
             await downloadAttempt(urlRequest, validation: validation, number: number, to: destination, progress: progress)
         }
     }
@@ -69,9 +99,19 @@ extension HTTPClient {
     /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is sent
     /// (the request's own body is not sent).
     ///
+    /// Only a regular file (or a symbolic link to one) is sent: a directory, a FIFO, a device
+    /// (`/dev/zero`, `/dev/stdin` on a terminal or a pipe), a socket or a missing file fails at
+    /// once with ``HTTPClientError/file(_:)`` naming the path and what is there, before anything
+    /// is sent. The file's length is taken once and declared as `Content-Length`; exactly that
+    /// many bytes are sent, and a file that grows or shrinks meanwhile fails the upload with
+    /// ``TransferFileError/Problem/sizeChanged(declared:found:)``, never sending more than
+    /// declared and never waiting on bytes that will not come. (`URLSession` is given a private
+    /// copy of the file to send: its own upload task reads to the end of whatever is there.)
+    /// Cancelling the task throws ``HTTPClientError/cancelled``.
+    ///
     /// - Parameters:
     ///   - request: The request (method, URL, headers); its own body is not sent.
-    ///   - fileURL: The file whose contents are the body.
+    ///   - fileURL: The regular file whose contents are the body.
     ///   - progress: Called as the body is sent: bytes so far, and the file's size.
     public func upload(
         _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
@@ -88,7 +128,14 @@ extension HTTPClient {
     private func runUpload(
         _ request: Request, body: UploadBody, progress: (@Sendable (TransferProgress) -> Void)?
     ) async -> Result<Response, HTTPClientError> {
-        await run(request) { urlRequest, validation, number in
+        if case .file(let file) = body {
+            do {
+                _ = try UploadSource(file)
+            } catch {
+                return .failure(.file(error))
+            }
+        }
+        return await run(request) { urlRequest, validation, number in
             var upload = urlRequest
             upload.httpBody = nil
             upload.httpBodyStream = nil
@@ -101,6 +148,8 @@ extension HTTPClient {
                     case (.data(let bytes), nil): try await session.upload(for: upload, from: bytes)
                     case (.file(let file), nil): try await session.upload(for: upload, fromFile: file)
                     }
+                // A session that answered after its task was cancelled: cancelled is never success.
+                if Task.isCancelled { return .failure(.cancelled) }
                 return Self.result(data: data, response: response, error: nil, requestURL: upload.url, validation: validation)
             }
         }
@@ -119,14 +168,21 @@ extension HTTPClient {
                 } else {
                     try await session.download(for: urlRequest)
                 }
-            return Self.downloaded(file, response: response, requestURL: urlRequest.url, validation: validation, to: destination)
+            // A session that handed over a file after its task was cancelled: the file may be
+            // partial, and cancelled is never success.
+            if Task.isCancelled {
+                unlink(file.path)
+                return .failure(.cancelled)
+            }
+            return Self.downloaded(file, response: response, request: urlRequest, validation: validation, to: destination)
         }
     }
 
     /// Validates a downloaded response and moves its file where it was asked to go.
     private static func downloaded(
-        _ file: URL, response: URLResponse, requestURL: URL?, validation: Validation, to destination: URL?
+        _ file: URL, response: URLResponse, request: URLRequest, validation: Validation, to destination: URL?
     ) -> Result<DownloadedFile, HTTPClientError> {
+        let requestURL = request.url
         var head: Response
         switch Self.response(response, body: nil, requestURL: requestURL) {
         case .success(let typed):
@@ -141,21 +197,18 @@ extension HTTPClient {
             try? FileManager.default.removeItem(at: file)
             return .failure(.unacceptableStatus(head))
         }
+        // Whatever the session: a file shorter than its Content-Length is a transfer cut short.
+        var size = stat()
+        let received = stat(file.path, &size) == 0 ? Int64(size.st_size) : 0
+        if response.isCutShort(after: received, for: request) {
+            unlink(file.path)
+            return .failure(.transport(response.cutShortError(after: received, for: request)))
+        }
         guard let destination else { return .success(DownloadedFile(head: head, fileURL: file)) }
         do {
-            // corelibs has no working replaceItemAt (URLError -3005 came back): remove, then move.
-            if FileManager.default.fileExists(atPath: destination.path) {
-                try FileManager.default.removeItem(at: destination)
-            }
-            try FileManager.default.moveItem(at: file, to: destination)
+            try TransferFiles.move(file, to: destination)
         } catch {
-            try? FileManager.default.removeItem(at: file)
-            var userInfo: [String: Any] = [
-                NSLocalizedDescriptionKey: "The download could not be moved to \(destination.path): \(error.localizedDescription)",
-                NSUnderlyingErrorKey: error,
-            ]
-            if let requestURL { userInfo[NSURLErrorFailingURLErrorKey] = requestURL }
-            return .failure(.transport(URLError(.cannotMoveFile, userInfo: userInfo)))
+            return .failure(.file(error))
         }
         return .success(DownloadedFile(head: head, fileURL: destination))
     }

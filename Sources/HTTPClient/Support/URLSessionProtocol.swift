@@ -106,17 +106,18 @@ extension URLSessionProtocol {
         return try await data(for: request)
     }
 
-    /// Reads `fileURL` and sends it as the body; a file that cannot be read fails with
-    /// `URLError(.fileDoesNotExist)` naming it, as `URLSession` does, before anything is sent.
+    /// Reads `fileURL` and sends it as the body. Only a regular file (or a symbolic link to one)
+    /// is sent: a missing file fails with `URLError(.fileDoesNotExist)` naming it, as
+    /// `URLSession` does, a directory with `.fileIsDirectory`, a FIFO, device or socket with
+    /// `.cannotOpenFile`, each before anything is sent and with a ``TransferFileError`` under
+    /// `NSUnderlyingErrorKey`. Its length is taken once: a file that changes size while it is
+    /// read fails the same way, with nothing sent.
     public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, URLResponse) {
         let body: Data
         do {
-            body = try Data(contentsOf: fileURL)
-        } catch {
-            var userInfo = Self.failingURL(request)
-            userInfo[NSLocalizedDescriptionKey] = "The file to upload, \(fileURL.path), could not be read: \(error.localizedDescription)"
-            userInfo[NSUnderlyingErrorKey] = error
-            throw URLError(.fileDoesNotExist, userInfo: userInfo)
+            body = try UploadSource(fileURL).readAll()
+        } catch let error as TransferFileError {
+            throw error.urlError(for: request)
         }
         return try await upload(for: request, from: body)
     }
@@ -142,7 +143,9 @@ extension URLSessionProtocol {
         return (ChunkStream.finished(data.isEmpty ? [] : [data]), response)
     }
 
-    /// Writes ``chunks(for:)`` to a new temporary file as they arrive.
+    /// Writes ``chunks(for:)`` to a new temporary file as they arrive. A body that ends early,
+    /// because the task was cancelled (`CancellationError`) or shorter than its
+    /// `Content-Length` (`URLError(.networkConnectionLost)`), is an error and leaves no file.
     public func download(
         for request: URLRequest, progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> (URL, URLResponse) {
@@ -162,6 +165,9 @@ extension URLSessionProtocol {
                 written += Int64(chunk.count)
                 progress(TransferProgress(bytes: written, expectedBytes: expected))
             }
+            // A stream let go by a cancelled task ends as if the body were complete.
+            try Task.checkCancellation()
+            if response.isCutShort(after: written, for: request) { throw response.cutShortError(after: written, for: request) }
         } catch {
             try? FileManager.default.removeItem(at: file)
             throw error
@@ -221,9 +227,11 @@ extension URLSession: URLSessionProtocol {
         try await upload(for: request, from: bodyData, delegate: nil)
     }
 
-    /// `URLSession`'s own `upload(for:fromFile:delegate:)`.
+    /// `URLSession`'s own `upload(for:fromFile:delegate:)`, given a private copy of the file
+    /// that holds exactly the bytes declared: only a regular file is sent, and one that changes
+    /// size meanwhile fails with a `URLError` over a ``TransferFileError`` naming it.
     public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, URLResponse) {
-        try await upload(for: request, fromFile: fileURL, delegate: nil)
+        try await upload(for: request, fromFile: fileURL) { copy in try await upload(for: request, fromFile: copy, delegate: nil) }
     }
 
     /// `URLSession`'s own `download(for:delegate:)`.
@@ -248,12 +256,39 @@ extension URLSession: URLSessionProtocol {
         return try await delegate.download(for: request, on: session, progress: progress)
     }
 
-    /// An upload task on the companion session: the file is read as it is sent.
+    /// An upload task on the companion session, given a private copy of the file that holds
+    /// exactly the bytes declared, checked as ``upload(for:fromFile:)`` checks it.
     public func upload(
         for request: URLRequest, fromFile fileURL: URL, progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> (Data, URLResponse) {
         let (session, delegate) = CompanionSessions.shared.companion(of: self)
-        return try await delegate.upload(for: request, fromFile: fileURL, on: session, progress: progress)
+        return try await upload(for: request, fromFile: fileURL) { copy in
+            try await delegate.upload(for: request, fromFile: copy, on: session, progress: progress)
+        }
+    }
+
+    /// Sends a private copy of `fileURL` with `send`, then checks `fileURL` kept its size.
+    ///
+    /// A session's upload task reads the file by itself, to its end, after declaring the size
+    /// it found: on Linux a file that grows meanwhile is sent past its `Content-Length` (the
+    /// excess reads as further requests on a kept-alive connection) and one that shrinks leaves
+    /// the server waiting until the timeout; a FIFO or a device is read forever. The copy (in the
+    /// temporary directory, removed afterwards) holds exactly the length taken when the file was
+    /// opened, so neither can happen; a file that changed size while it was copied or sent fails
+    /// with a ``TransferFileError`` (under a `URLError`, as in the default implementation).
+    private func upload(
+        for request: URLRequest, fromFile fileURL: URL, sending send: (URL) async throws -> (Data, URLResponse)
+    ) async throws -> (Data, URLResponse) {
+        do {
+            let source = try UploadSource(fileURL)
+            let copy = try source.snapshot()
+            defer { unlink(copy.path) }
+            let answer = try await send(copy)
+            try source.checkUnchanged()
+            return answer
+        } catch let error as TransferFileError {
+            throw error.urlError(for: request)
+        }
     }
 
     /// An upload task on the companion session, reporting as it sends.

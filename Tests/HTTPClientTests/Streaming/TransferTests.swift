@@ -105,7 +105,7 @@ struct TransferTests {
             try await HTTPClient(session: MockURLSession(stubs: stubs)).upload(.put("https://h/files/1"), fromFile: missing)
         }
 
-        #expect(error?.urlError?.code == .fileDoesNotExist)
+        #expect(error?.underlyingError as? TransferFileError == TransferFileError(.uploadSource, path: missing.path, problem: .missing))
         #expect(error?.description.contains(missing.path) == true)
         #expect(upload.callCount == 0)
     }

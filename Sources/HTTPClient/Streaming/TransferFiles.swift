@@ -1,0 +1,243 @@
+import Foundation
+
+/// The checks every download destination and upload source passes, in one place: the client
+/// runs them before anything is sent, the sessions' upload methods again as they read.
+package enum TransferFiles {
+    /// The file a download to `destination` replaces: `destination` itself (new or a regular
+    /// file), or the target of a symbolic link to a regular file (the link stays a link).
+    /// Anything else is refused: a directory, a FIFO, a device, a socket, a link to nothing or to
+    /// one of those, a folder that does not exist.
+    package static func replaceableFile(at destination: URL) throws(TransferFileError) -> URL {
+        let path = destination.path
+        func refuse(_ problem: TransferFileError.Problem) -> TransferFileError {
+            TransferFileError(.downloadDestination, path: path, problem: problem)
+        }
+        var link = stat()
+        guard lstat(path, &link) == 0 else {
+            // ENOTDIR: the "folder" is a file.
+            guard errno == ENOENT || errno == ENOTDIR else { throw refuse(.unwritable(reason: systemReason())) }
+            var folder = stat()
+            let parent = destination.deletingLastPathComponent().path
+            guard stat(parent, &folder) == 0, kind(of: folder.st_mode) == .directory else { throw refuse(.missingFolder) }
+            return destination
+        }
+        guard kind(of: link.st_mode) == .symbolicLink else {
+            guard case .regular = kind(of: link.st_mode) else { throw refuse(.notARegularFile(notRegular(link.st_mode))) }
+            return destination
+        }
+        var target = stat()
+        guard stat(path, &target) == 0 else { throw refuse(.notARegularFile(.danglingSymlink)) }
+        guard case .regular = kind(of: target.st_mode) else { throw refuse(.notARegularFile(notRegular(target.st_mode))) }
+        guard let resolved = realpath(path, nil) else { throw refuse(.unwritable(reason: systemReason())) }
+        defer { free(resolved) }
+        return URL(fileURLWithPath: String(cString: resolved))
+    }
+
+    /// Puts the complete, validated download `file` at `destination` in one step (see
+    /// ``replaceableFile(at:)`` for what it replaces); `file` is gone afterwards. On any error
+    /// the previous file is untouched and no temporary file stays.
+    package static func move(_ file: URL, to destination: URL) throws(TransferFileError) {
+        let target: URL
+        do {
+            // Checked again: the destination may have changed while the body came.
+            target = try replaceableFile(at: destination)
+        } catch {
+            unlink(file.path)
+            throw error
+        }
+        do {
+            try AtomicFile.replace(target, withContentsOf: file)
+        } catch {
+            throw TransferFileError(.downloadDestination, path: destination.path, problem: .unwritable(reason: error.localizedDescription))
+        }
+    }
+
+    // MARK: What is at a path
+
+    private enum FileType: Equatable {
+        case regular, directory, symbolicLink, fifo, characterDevice, blockDevice, socket, other
+    }
+
+    private static func kind(of mode: mode_t) -> FileType {
+        switch mode & S_IFMT {
+        case S_IFREG: .regular
+        case S_IFDIR: .directory
+        case S_IFLNK: .symbolicLink
+        case S_IFIFO: .fifo
+        case S_IFCHR: .characterDevice
+        case S_IFBLK: .blockDevice
+        case S_IFSOCK: .socket
+        default: .other
+        }
+    }
+
+    /// How an error names what is at a path that is not a regular file.
+    fileprivate static func notRegular(_ mode: mode_t) -> TransferFileError.Kind {
+        switch kind(of: mode) {
+        case .directory: .directory
+        case .fifo: .fifo
+        case .characterDevice: .characterDevice
+        case .blockDevice: .blockDevice
+        case .socket: .socket
+        case .symbolicLink: .danglingSymlink
+        case .regular, .other: .other
+        }
+    }
+
+    fileprivate static func isRegular(_ mode: mode_t) -> Bool { kind(of: mode) == .regular }
+
+    fileprivate static func systemReason() -> String { String(cString: strerror(errno)) }
+}
+
+/// A file opened to be sent as a body: checked to be a regular file (or a link to one) when it
+/// is opened, its length taken once, then, once read, checked not to have changed size.
+///
+/// Opening never blocks (a FIFO is refused, not waited on) and reading never goes past the
+/// length taken: a file that grows is not sent beyond it, one that shrinks is not waited on.
+package final class UploadSource {
+    /// The file.
+    package let url: URL
+    /// Its size when it was opened: what is declared and sent.
+    package let length: Int64
+    private let descriptor: Int32
+
+    /// Opens `url` for reading.
+    package init(_ url: URL) throws(TransferFileError) {
+        let path = url.path
+        func refuse(_ problem: TransferFileError.Problem) -> TransferFileError {
+            TransferFileError(.uploadSource, path: path, problem: problem)
+        }
+        // O_NONBLOCK: opening a FIFO would otherwise wait for a writer. It changes nothing for
+        // a regular file, the only kind read from here.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let reason = TransferFiles.systemReason()
+            var found = stat()
+            var link = stat()
+            if stat(path, &found) == 0, !TransferFiles.isRegular(found.st_mode) {
+                throw refuse(.notARegularFile(TransferFiles.notRegular(found.st_mode)))
+            } else if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
+                throw refuse(.notARegularFile(.danglingSymlink))
+            }
+            throw refuse(errno == ENOENT ? .missing : .unreadable(reason: reason))
+        }
+        var opened = stat()
+        guard fstat(descriptor, &opened) == 0, TransferFiles.isRegular(opened.st_mode) else {
+            close(descriptor)
+            throw refuse(.notARegularFile(TransferFiles.notRegular(opened.st_mode)))
+        }
+        self.url = url
+        self.descriptor = descriptor
+        self.length = Int64(opened.st_size)
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Reads exactly ``length`` bytes, in pieces of at most `pieceSize`, handing each to `sink`;
+    /// then checks the file still has ``length`` bytes. A file that shrank or grew fails with
+    /// ``TransferFileError/Problem/sizeChanged(declared:found:)``.
+    package func read(pieceSize: Int = 1 << 20, into sink: (Data) throws -> Void) throws {
+        var offset: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: max(1, pieceSize))
+        while offset < length {
+            let wanted = Int(min(Int64(buffer.count), length - offset))
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(offset)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: TransferFiles.systemReason()))
+            }
+            // The end came before the length taken: the file shrank.
+            if count == 0 { break }
+            try sink(Data(buffer[0..<count]))
+            offset += Int64(count)
+        }
+        try checkUnchanged()
+    }
+
+    /// Throws ``TransferFileError/Problem/sizeChanged(declared:found:)`` when the file no
+    /// longer has ``length`` bytes.
+    package func checkUnchanged() throws(TransferFileError) {
+        var now = stat()
+        guard fstat(descriptor, &now) == 0 else {
+            throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: TransferFiles.systemReason()))
+        }
+        guard Int64(now.st_size) == length else {
+            throw TransferFileError(.uploadSource, path: url.path, problem: .sizeChanged(declared: length, found: Int64(now.st_size)))
+        }
+    }
+
+    /// The whole file, ``length`` bytes, checked unchanged.
+    package func readAll() throws -> Data {
+        var body = Data(capacity: Int(clamping: length))
+        try read { body.append($0) }
+        return body
+    }
+
+    /// Copies the ``length`` bytes to a new file in the temporary directory that nothing else
+    /// writes to (the caller's to delete), checked unchanged: what a session that reads a file
+    /// by itself is given, so that it cannot send more, or wait for more, than was declared.
+    package func snapshot() throws -> URL {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-upload-\(UUID().uuidString).tmp")
+        guard FileManager.default.createFile(atPath: copy.path, contents: nil), let handle = FileHandle(forWritingAtPath: copy.path)
+        else {
+            throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: "no copy could be made in \(copy.path)"))
+        }
+        do {
+            defer { try? handle.close() }
+            try read { try handle.write(contentsOf: $0) }
+        } catch let error as TransferFileError {
+            unlink(copy.path)
+            throw error
+        } catch {
+            // A full temporary directory: nothing was sent, and the error says where it failed.
+            unlink(copy.path)
+            let reason = "no copy could be written to \(copy.path): \(error.localizedDescription)"
+            throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: reason))
+        }
+        return copy
+    }
+}
+
+extension TransferFileError {
+    /// The error as a session reports it: a `URLError` with the code `URLSession` uses for
+    /// such a file, this error under `NSUnderlyingErrorKey` (the client finds it there) and
+    /// its description.
+    package func urlError(for request: URLRequest) -> URLError {
+        let code: URLError.Code =
+            switch problem {
+            case .missing: .fileDoesNotExist
+            case .notARegularFile(.directory): .fileIsDirectory
+            case .unwritable: .cannotWriteToFile
+            case .missingFolder, .notARegularFile, .sizeChanged, .unreadable: .cannotOpenFile
+            }
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description, NSUnderlyingErrorKey: self]
+        if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(code, userInfo: userInfo)
+    }
+}
+
+extension URLResponse {
+    /// Whether a body of `received` bytes is shorter than this response's `Content-Length`
+    /// says: a transfer cut short (cancelled, or the connection lost) that a session reported
+    /// as complete. Only where the length is the body's: not for `HEAD`, 1xx, 204 and 304, nor
+    /// for an encoded body (the session decodes `Content-Encoding`, the length is the encoded one).
+    package func isCutShort(after received: Int64, for request: URLRequest) -> Bool {
+        guard let http = self as? HTTPURLResponse, expectedContentLength > 0, received < expectedContentLength,
+            request.httpMethod?.uppercased() != "HEAD", http.statusCode >= 200, http.statusCode != 204, http.statusCode != 304
+        else { return false }
+        let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return encoding.isEmpty || encoding == "identity"
+    }
+
+    /// The error of a body cut short at `received` bytes.
+    package func cutShortError(after received: Int64, for request: URLRequest) -> URLError {
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey:
+                "The body was cut short: \(received) of the \(expectedContentLength) bytes its Content-Length announced arrived."
+        ]
+        if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.networkConnectionLost, userInfo: userInfo)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+@Suite("Upload sources are regular files of a fixed length")
+struct UploadSourceTests {
+    private func client() -> (HTTPClient, Stub) {
+        let stubs = StubRegistry()
+        let stub = stubs.stub(.put, "https://h/files/1").respond(.status(201)).allowingUnused()
+        return (HTTPClient(session: MockURLSession(stubs: stubs)), stub)
+    }
+
+    @Test func aDirectoryFailsAtOnceNamingItAndSendsNothing() async throws {
+        let folder = try ScratchFolder()
+        let (client, stub) = client()
+
+        let error = await #expect(throws: HTTPClientError.self) { try await client.upload(.put("https://h/files/1"), fromFile: folder.url) }
+
+        #expect(
+            error?.underlyingError as? TransferFileError
+                == TransferFileError(.uploadSource, path: folder.url.path, problem: .notARegularFile(.directory)))
+        #expect(error?.description.contains("\(folder.url.path), is a directory: only a regular file can be uploaded") == true)
+        #expect(stub.callCount == 0)
+    }
+
+    @Test func aFIFOFailsAtOnceWithoutWaitingForAWriter() async throws {
+        let folder = try ScratchFolder()
+        let fifo = folder.file("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let (client, stub) = client()
+
+        let error = await #expect(throws: HTTPClientError.self) { try await client.upload(.put("https://h/files/1"), fromFile: fifo) }
+
+        #expect((error?.underlyingError as? TransferFileError)?.problem == .notARegularFile(.fifo))
+        #expect(stub.callCount == 0)
+    }
+
+    @Test func theCompletionFormRefusesADirectoryToo() async throws {
+        let folder = try ScratchFolder()
+        let (client, stub) = client()
+
+        let result = await withCheckedContinuation { continuation in
+            client.upload(.put("https://h/files/1"), fromFile: folder.url) { continuation.resume(returning: $0) }
+        }
+
+        #expect((result.failure?.underlyingError as? TransferFileError)?.problem == .notARegularFile(.directory))
+        #expect(stub.callCount == 0)
+    }
+
+    @Test func anEndlessDeviceIsRefusedNotRead() {
+        #expect(throws: TransferFileError(.uploadSource, path: "/dev/zero", problem: .notARegularFile(.characterDevice))) {
+            try UploadSource(URL(fileURLWithPath: "/dev/zero"))
+        }
+    }
+
+    @Test func aSocketIsRefused() throws {
+        let folder = try ScratchFolder()
+        let path = folder.file("socket").path
+        // SOCK_STREAM is 1 on Linux and on Apple platforms; only the constant's type differs.
+        let descriptor = socket(AF_UNIX, 1, 0)
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+
+        #expect(throws: TransferFileError(.uploadSource, path: path, problem: .notARegularFile(.socket))) {
+            try UploadSource(URL(fileURLWithPath: path))
+        }
+    }
+
+    @Test func aDanglingSymlinkIsRefusedAsOne() throws {
+        let folder = try ScratchFolder()
+        let link = folder.file("link")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: folder.file("nowhere").path)
+
+        #expect(throws: TransferFileError(.uploadSource, path: link.path, problem: .notARegularFile(.danglingSymlink))) {
+            try UploadSource(link)
+        }
+    }
+
+    @Test func aSymlinkToAFileSendsTheFile() async throws {
+        let folder = try ScratchFolder()
+        let target = try folder.write("the contents", to: "target.txt")
+        let link = folder.file("link")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: target.path)
+        let stubs = StubRegistry()
+        let upload = stubs.stub(.put, "https://h/files/1").matching(.body("the contents")).respond(.status(201))
+
+        let response = try await HTTPClient(session: MockURLSession(stubs: stubs)).upload(.put("https://h/files/1"), fromFile: link)
+
+        #expect(response.statusCode == 201)
+        #expect(upload.callCount == 1)
+    }
+
+    @Test func aFileThatGrowsAfterItsLengthWasTakenFailsAndIsNotReadPastIt() throws {
+        let folder = try ScratchFolder()
+        let file = try folder.write("12345", to: "growing.log")
+        let source = try UploadSource(file)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("678".utf8))
+        try handle.close()
+        var read = Data()
+
+        #expect(throws: TransferFileError(.uploadSource, path: file.path, problem: .sizeChanged(declared: 5, found: 8))) {
+            try source.read(pieceSize: 2) { read.append($0) }
+        }
+        #expect(read == Data("12345".utf8))
+    }
+
+    @Test func aFileThatShrinksFailsInsteadOfWaitingForTheRest() throws {
+        let folder = try ScratchFolder()
+        let file = try folder.write("12345", to: "shrinking.log")
+        let source = try UploadSource(file)
+        #expect(truncate(file.path, 2) == 0)
+
+        #expect(throws: TransferFileError(.uploadSource, path: file.path, problem: .sizeChanged(declared: 5, found: 2))) {
+            try source.readAll()
+        }
+    }
+
+    @Test func theCopyGivenToASessionHoldsTheDeclaredBytesAndIsRefusedWhenTheFileChanged() throws {
+        let folder = try ScratchFolder()
+        let file = try folder.write("12345", to: "data.bin")
+        let source = try UploadSource(file)
+        let copy = try source.snapshot()
+        defer { unlink(copy.path) }
+        #expect(try Data(contentsOf: copy) == Data("12345".utf8))
+
+        try Data("1234567".utf8).write(to: file)
+        #expect(throws: TransferFileError.self) { try source.checkUnchanged() }
+    }
+
+    @Test func theMockSessionsUploadOfADirectoryIsAURLErrorOverTheTypedError() async throws {
+        let folder = try ScratchFolder()
+        let session = MockURLSession(stubs: StubRegistry())
+
+        let error = await #expect(throws: URLError.self) {
+            try await session.upload(for: URLRequest(url: url("https://h/files/1")), fromFile: folder.url)
+        }
+
+        #expect(error?.code == .fileIsDirectory)
+        #expect((error?.userInfo[NSUnderlyingErrorKey] as? TransferFileError)?.problem == .notARegularFile(.directory))
+        #expect(session.requests.isEmpty)
+    }
+
+    @Test func aURLSessionsUploadOfADirectoryFailsBeforeAnythingIsSent() async throws {
+        let folder = try ScratchFolder()
+        let stubs = StubRegistry()
+        let session: any URLSessionProtocol = stubs.makeURLSession()
+
+        let error = await #expect(throws: URLError.self) {
+            try await session.upload(for: URLRequest(url: url("https://h/files/1")), fromFile: folder.url)
+        }
+
+        #expect(error?.code == .fileIsDirectory)
+        #expect(stubs.requests.isEmpty)
+    }
+}
