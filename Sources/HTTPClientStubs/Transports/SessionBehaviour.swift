@@ -75,9 +75,10 @@ package struct SessionBehaviour: Sendable {
     func addingCookies(to request: URLRequest) -> URLRequest {
         guard sendsCookies, privateJar?.isKnownEmpty != true, request.httpShouldHandleCookies, let storage = cookieStorage,
             let url = request.url,
-            request.value(forHTTPHeaderField: "Cookie") == nil,
-            let cookies = storage.cookies(for: url), !cookies.isEmpty
+            request.value(forHTTPHeaderField: "Cookie") == nil
         else { return request }
+        let cookies = CookieRules.cookies(for: url, in: storage)
+        guard !cookies.isEmpty else { return request }
         var request = request
         for (name, value) in HTTPCookie.requestHeaderFields(with: cookies) {
             request.setValue(value, forHTTPHeaderField: name)
@@ -85,9 +86,9 @@ package struct SessionBehaviour: Sendable {
         return request
     }
 
-    /// Stores the cookies of a response to `request` from `url`, as the accept policy allows.
-    /// `setCookies` holds one `Set-Cookie` value per cookie: joined into one field they are
-    /// ambiguous (an `Expires` date has a comma).
+    /// Stores the cookies of a response to `request` from `url`, as the accept policy and
+    /// RFC 6265 allow (``CookieRules``). `setCookies` holds one `Set-Cookie` value per cookie:
+    /// joined into one field they are ambiguous (an `Expires` date has a comma).
     func storeCookies(_ setCookies: [String], from url: URL, for request: URLRequest) {
         guard !setCookies.isEmpty, request.httpShouldHandleCookies, cookieAcceptPolicy != .never, let storage = cookieStorage
         else { return }
@@ -96,9 +97,8 @@ package struct SessionBehaviour: Sendable {
         {
             return
         }
-        let cookies = setCookies.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
         privateJar?.noteMayHoldCookies()
-        storage.setCookies(cookies, for: url, mainDocumentURL: request.mainDocumentURL)
+        CookieRules.apply(setCookies, from: url, to: storage)
     }
 
     // MARK: Redirects
