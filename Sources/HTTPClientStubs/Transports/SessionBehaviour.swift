@@ -106,10 +106,11 @@ package struct SessionBehaviour: Sendable {
     /// The request `URLSession` sends next for a redirect, or `nil` when `response` is not one
     /// it follows (not 301/302/303/307/308, no `Location`, or one that is not an http(s) URL).
     ///
-    /// 303 turns every method but HEAD into GET, 301 and 302 turn POST into GET (as browsers
-    /// and `URLSession` do), and those drop the body and its headers; 307 and 308 keep method
-    /// and body. `Authorization` and `Cookie` are not carried to another origin; cookies for
-    /// the new URL come from the storage.
+    /// 303 turns every method but HEAD into GET and never carries a body (a HEAD stays HEAD,
+    /// without one); 301 and 302 turn POST into GET without its body, as browsers and
+    /// `URLSession` do, and keep any other method with its body; 307 and 308 keep method and
+    /// body. A dropped body takes its headers with it. `Authorization` is not carried to
+    /// another origin; cookies for the new URL come from the storage.
     static func redirect(from request: URLRequest, response: HTTPURLResponse) -> URLRequest? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
             let location = response.value(forHTTPHeaderField: "Location"),
@@ -119,8 +120,9 @@ package struct SessionBehaviour: Sendable {
         var next = request
         next.url = target
         let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
-        if (response.statusCode == 303 && method != .head) || ([301, 302].contains(response.statusCode) && method == .post) {
-            next.httpMethod = "GET"
+        let becomesGet = (response.statusCode == 303 && method != .head) || ([301, 302].contains(response.statusCode) && method == .post)
+        if becomesGet { next.httpMethod = "GET" }
+        if becomesGet || response.statusCode == 303 {
             next.httpBody = nil
             next.httpBodyStream = nil
             for name in ["Content-Type", "Content-Length", "Content-Encoding"] { next.setValue(nil, forHTTPHeaderField: name) }
