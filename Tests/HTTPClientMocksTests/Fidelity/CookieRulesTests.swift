@@ -98,6 +98,15 @@ struct CookieRulesTests {
         #expect(try await jar.cookieHeader(for: "https://other.\(suffix.hasPrefix(".") ? String(suffix.dropFirst()) : suffix)/") == nil)
     }
 
+    /// Found by the `cookies` fuzz target: the host-only cookie of `.co.uk` read as a domain
+    /// cookie for every host under co.uk.
+    @Test func aHostWithAnEmptyLabelSetsNoCookie() async throws {
+        let jar = Jar(.mockSession, setting: ["sid=1; Path=/"])
+        try await jar.set(from: "https://.co.uk/set")
+        #expect(jar.stored.isEmpty)
+        #expect(try await jar.cookieHeader(for: "https://shop.co.uk/") == nil)
+    }
+
     @Test(arguments: StubTransport.allCases)
     func aCookieForADomainThatIsNotTheHostsIsRefused(_ transport: StubTransport) async throws {
         let jar = Jar(transport, setting: ["sid=1; Path=/; Domain=elsewhere.example"])

@@ -74,11 +74,13 @@ package enum CookieRules {
 
     // MARK: Matching (RFC 6265 section 5.1)
 
-    /// The request host in lower case, without a trailing dot; `nil` when the URL has none.
+    /// The request host in lower case, without a trailing dot; `nil` when the URL has none, or
+    /// one with an empty label (`.co.uk`, `a..b`): its leading dot would read as a domain cookie's.
     static func canonicalHost(of url: URL) -> String? {
         guard var host = url.host?.lowercased() else { return nil }
         if host.hasSuffix(".") { host.removeLast() }
-        return host.isEmpty ? nil : host
+        guard !host.isEmpty, !host.hasPrefix("."), !host.contains("..") else { return nil }
+        return host
     }
 
     /// Section 5.1.3: `host` is `domain`, or a name (not an IP address) under it.
