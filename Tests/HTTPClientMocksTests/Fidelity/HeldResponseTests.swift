@@ -83,6 +83,24 @@ struct HeldResponseTests {
         #expect(failures.all.isEmpty)
     }
 
+    @Test(arguments: StubTransport.allCases)
+    func manyHeldRequestsCancelledHalfwayLeaveOnlyTheOthersToRelease(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        let gate = HeldResponse()
+        stubs.stub(.get, "/sso/{n}").respond(.status(302, headers: ["Location": "/home", "Set-Cookie": "sid=9; Path=/"]).held(by: gate))
+        let home = stubs.stub(.get, "/home").respond(.text("home"))
+        let session = transport.session(stubs)
+        let loads = (0..<50).map { n in Task { try await session.data(for: URLRequest(url: testURL("https://h/sso/\(n)"))) } }
+        try await gate.waitUntilHolding(50)
+        for load in loads[..<25] { load.cancel() }
+        for load in loads[..<25] { _ = try? await load.value }
+        #expect(gate.heldRequests.count == 25)
+        gate.release()
+        for load in loads[25...] { #expect(try await load.value.0 == Data("home".utf8)) }
+        #expect(home.callCount == 25)
+        #expect(stubs.verifyNoHeldRequests())
+    }
+
     @Test func aReleasedGateLetsLaterRequestsThroughAtOnce() async throws {
         let stubs = StubRegistry()
         let gate = HeldResponse()
