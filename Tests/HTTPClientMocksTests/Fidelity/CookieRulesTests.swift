@@ -169,6 +169,20 @@ struct CookieRulesTests {
         #expect(jar.stubs.requests.last?.headers["Cookie"] == "mine=2")
     }
 
+    @Test(arguments: StubTransport.allCases)
+    func aConfigurationThatSendsNoCookiesStillSendsNone(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/set").respond(.status(204, headers: ["Set-Cookie": "sid=1; Path=/"]))
+        stubs.stub(.get, "/a").respond(.status(204))
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpShouldSetCookies = false
+        let session = transport.session(stubs, configuration: configuration)
+        _ = try await session.data(for: URLRequest(url: testURL("https://h.example/set")))
+        _ = try await session.data(for: URLRequest(url: testURL("https://h.example/a")))
+        #expect(configuration.httpCookieStorage?.cookies?.map(\.name) == ["sid"])
+        #expect(stubs.requests.last?.headers["Cookie"] == nil)
+    }
+
     @Test func aConfigurationInstalledTwiceStillSendsCookies() async throws {
         let stubs = StubRegistry()
         stubs.stub(.get, "/set").respond(.status(204, headers: ["Set-Cookie": "sid=1; Path=/"]))
