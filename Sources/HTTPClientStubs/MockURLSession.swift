@@ -189,7 +189,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         }
         task.begin(request, simulatingLatency: simulatesLatency, deliver: deliver)
         let passthroughSession = passthroughSession
-        stubs.exchange(request, behaviour: behaviour) { result in
+        stubs.exchange(request, behaviour: behaviour, cancellation: task.exchangeCancellation) { result in
             task.receive(result, passthroughSession: passthroughSession)
         }
         return task

@@ -29,6 +29,8 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
     }
 
     private let state = Locked(State())
+    /// Cancelled with the task: its exchange stops where it is (a held answer lets go).
+    let exchangeCancellation = ExchangeCancellation()
 
     /// Creates a task. Assign it to ``MockURLSession/nextDataTask`` to give it to the next request.
     public init() {}
@@ -58,6 +60,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
 
     /// Delivers `URLError(.cancelled)` if the task has not completed yet.
     public func cancel() {
+        defer { exchangeCancellation.cancel() }
         let action = state.withLock { state -> Action in
             state.cancelWasCalled = true
             switch state.phase {

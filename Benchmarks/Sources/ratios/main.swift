@@ -229,6 +229,26 @@ var largeInputFailures: [String] = []
     }
     if reportLength > 8 * 1024 { largeInputFailures.append("the report of a \(megabytes) MB body is \(reportLength) bytes long") }
     row("(9) unmatched report, \(megabytes) MB body", "\(formatTime(reporting)), \(reportLength) bytes long", "", "a few KB")
+    // A path of many segments beside an exact path, a template and a prefix: each prefix of the
+    // path was once looked up in the index, quadratic in its length (100 KB took 6.5 s). Ten
+    // times the length must cost about ten times the time, not a hundred.
+    let pathRegistry = StubRegistry("long path", reporting: .disabled)
+    pathRegistry.stub(.get, "/a/b").respond(.status(200))
+    pathRegistry.stub(.get, "/a/{id}").respond(.status(200))
+    pathRegistry.stub(.get, .prefix("/a/a/")).respond(.status(204))
+    var pathSeconds: [Double] = []
+    for segments in smoke ? [5_000, 50_000] : [50_000, 500_000] {
+        guard let url = URL(string: "https://h" + String(repeating: "/a", count: segments)) else { continue }
+        let longPathRequest = URLRequest(url: url)
+        pathSeconds.append(Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) { _ = pathRegistry.resolve(longPathRequest) })
+    }
+    if pathSeconds.count == 2 {
+        let growth = pathSeconds[1] / pathSeconds[0]
+        if growth > 30 { largeInputFailures.append(String(format: "matching a path 10x as long took %.0fx the time", growth)) }
+        row(
+            "(9) matching a path of one-letter segments, \(smoke ? 100 : 1_000) KB against a tenth of it",
+            "\(formatTime(pathSeconds[1])) vs \(formatTime(pathSeconds[0]))", String(format: "%.1fx", growth), "<= 30x (linear: 10x)")
+    }
     let recordSize = smoke ? 10 << 20 : 100 << 20
     for kind in ["binary", "json"] {
         let recordOutput = try runChild(["--record-child", String(recordSize), kind]).split(separator: " ")

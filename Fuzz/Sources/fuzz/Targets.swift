@@ -8,6 +8,7 @@ enum Targets {
     static let all: [String: @Sendable (Data) -> Void] = [
         "http": http, "cassette": cassette, "har": har, "naming": naming, "redaction": redaction, "json": json,
         "retry-after": retryAfter, "sse": serverSentEvents,
+        "cookies": cookies,
     ]
 
     /// Stops the run with a message libFuzzer saves beside the input that caused it.

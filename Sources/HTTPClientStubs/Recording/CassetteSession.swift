@@ -136,9 +136,12 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         return record(request, completionHandler: completionHandler)
     }
 
+    /// Sends `request` to `upstream`, and records the exchange when the mode records (a
+    /// pass-through in a mode that does not is only sent).
     private func record(
         _ request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any URLSessionDataTaskProtocol {
+        guard records else { return upstream.makeDataTask(with: request, completionHandler: completionHandler) }
         let sent = RecordedRequest(request)
         let started = Date()
         return upstream.makeDataTask(with: sent.urlRequest) { [self] data, response, error in
@@ -176,6 +179,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
                 throw error
             }
         }
+        guard records else { return try await upstream.chunks(for: request) }  // a pass-through, not recorded
         let sent = RecordedRequest(request)
         let started = Date()
         let (upstreamChunks, response) = try await upstream.chunks(for: sent.urlRequest)

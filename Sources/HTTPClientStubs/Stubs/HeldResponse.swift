@@ -16,7 +16,8 @@ import HTTPClient
 ///
 /// Once released (or failed) the gate stays open: later requests are answered at once. A held
 /// request ignores timeouts: the test decides when it ends. ``StubRegistry/verify(fileID:filePath:line:column:)`` reports
-/// requests still held.
+/// requests still held. A request whose task is cancelled while held leaves the gate: releasing
+/// it later has no effect (no redirect followed, no cookie stored).
 public final class HeldResponse: Sendable, CustomStringConvertible {
     private enum Gate: Sendable {
         case closed
@@ -25,11 +26,12 @@ public final class HeldResponse: Sendable, CustomStringConvertible {
     }
 
     private struct Waiting: Sendable {
+        let id: Int
         let request: RecordedRequest
         let resume: @Sendable (_ error: (any Error)?) -> Void
     }
 
-    private let state = Locked<(gate: Gate, waiting: [Waiting])>((.closed, []))
+    private let state = Locked<(gate: Gate, waiting: [Waiting], nextID: Int)>((.closed, [], 0))
     private let holding = Milestones()
     /// A name for reports.
     public let name: String
@@ -64,17 +66,28 @@ public final class HeldResponse: Sendable, CustomStringConvertible {
     // MARK: Engine
 
     /// Calls `resume` when the gate opens (at once if it is open): with `nil` to deliver the
-    /// response, or with the error to deliver instead.
-    func hold(_ request: RecordedRequest, resume: @escaping @Sendable ((any Error)?) -> Void) {
-        let gate = state.withLock { state -> Gate in
-            if case .closed = state.gate { state.waiting.append(Waiting(request: request, resume: resume)) }
-            return state.gate
+    /// response, or with the error to deliver instead. A request whose exchange is cancelled
+    /// while it waits leaves the gate, and `resume` is never called for it.
+    func hold(
+        _ request: RecordedRequest, cancellation: ExchangeCancellation, resume: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        let (gate, id) = state.withLock { state -> (Gate, Int) in
+            let id = state.nextID
+            state.nextID += 1
+            if case .closed = state.gate { state.waiting.append(Waiting(id: id, request: request, resume: resume)) }
+            return (state.gate, id)
         }
         switch gate {
-        case .closed: holding.advance()
+        case .closed:
+            holding.advance()
+            cancellation.onCancel { [weak self] in self?.withdraw(id) }
         case .released: resume(nil)
         case .failed(let error): resume(error)
         }
+    }
+
+    private func withdraw(_ id: Int) {
+        state.withLock { state in state.waiting.removeAll { $0.id == id } }
     }
 
     private func open(_ gate: Gate) {

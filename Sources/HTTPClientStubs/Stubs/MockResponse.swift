@@ -86,9 +86,11 @@ public struct MockResponse: Sendable {
     }
 
     /// A response whose body is the file at `fileURL`, read when a request arrives. A missing
-    /// file is delivered as a ``FixtureError/unreadable(file:reason:)`` error.
+    /// file is delivered as a ``FixtureError/unreadable(file:reason:)`` error, and a URL that
+    /// is not a `file:` URL as ``FixtureError/notAFileURL(_:)`` (nothing is downloaded).
     public static func file(_ fileURL: URL, status: Int = 200, headers: HTTPHeaders = [:]) -> MockResponse {
-        .computed { _ in
+        guard fileURL.isFileURL else { return .error(FixtureError.notAFileURL(fileURL.absoluteString)) }
+        return .computed { _ in
             do {
                 return .status(status, headers: headers, body: try Data(contentsOf: fileURL))
             } catch {

@@ -86,18 +86,6 @@ public struct PathPattern: Sendable, Hashable, ExpressibleByStringLiteral, Custo
         return literals.isEmpty ? nil : "/" + literals.joined(separator: "/")
     }
 
-    /// The keys ``fixedLeadingSegments`` can take for a request's `path`: each prefix of it
-    /// that ends before a `/` (`/v1` and `/v1/users` for `/v1/users/42`).
-    static func leadingSegmentKeys(of path: String) -> [Substring] {
-        var keys: [Substring] = []
-        var index = path.utf8.startIndex
-        while index < path.utf8.endIndex {
-            if path.utf8[index] == UInt8(ascii: "/"), index != path.utf8.startIndex { keys.append(Substring(path)[..<index]) }
-            index = path.utf8.index(after: index)
-        }
-        return keys
-    }
-
     /// The captures when `path` matches (empty for exact and prefix patterns), else `nil`.
     func match(_ path: String) -> [String: String]? {
         switch kind {

@@ -8,20 +8,24 @@ struct StubIndexKey: Hashable, Sendable {
         /// An exact path and query (`RequestMatcher.queryKey`): one bucket per query variant.
         case pathAndQuery(String, String)
         case path(String)
-        /// ``PathPattern/fixedLeadingSegments``: `/v1/users` for `/v1/users/{id}`.
-        case leadingSegments(String)
+        /// ``PathPattern/fixedLeadingSegments`` (`/v1/users` for `/v1/users/{id}`), by its
+        /// number in the registry's ``LeadingSegmentIndex``.
+        case leadingSegments(Int)
     }
 
     /// `nil` for a stub that takes any method.
     let method: HTTPMethod?
     let route: Route
 
-    /// The keys a request can be filed under, most specific first.
-    /// - Parameter queryKey: The request's query key, when the registry has stubs filed by query.
-    static func candidates(method: HTTPMethod, path: String, queryKey: String?) -> [StubIndexKey] {
+    /// The keys a request can be filed under, most specific first: a number of them that does
+    /// not grow with the path's length, each hashed in time linear in it at most.
+    /// - Parameters:
+    ///   - leadingSegments: The numbers of the registered leading segments the path starts with.
+    ///   - queryKey: The request's query key, when the registry has stubs filed by query.
+    static func candidates(method: HTTPMethod, path: String, leadingSegments: [Int], queryKey: String?) -> [StubIndexKey] {
         var keys = [StubIndexKey(method: method, route: .path(path)), StubIndexKey(method: nil, route: .path(path))]
-        for leading in PathPattern.leadingSegmentKeys(of: path) {
-            let route = Route.leadingSegments(String(leading))
+        for leading in leadingSegments {
+            let route = Route.leadingSegments(leading)
             keys += [StubIndexKey(method: method, route: route), StubIndexKey(method: nil, route: route)]
         }
         if let queryKey {

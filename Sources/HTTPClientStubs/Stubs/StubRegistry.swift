@@ -62,6 +62,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     let reporting: FailureReporting
     let createdInSwiftTesting: Bool
     private let state = Locked(State())
+    /// The leading segments templates and prefixes are filed under, by number.
+    private let leadingSegments = LeadingSegmentIndex()
 
     /// Creates an empty registry.
     ///
@@ -145,7 +147,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
                 target.queryKey.map { StubIndexKey(method: method, route: .pathAndQuery(exact, $0)) }
                     ?? StubIndexKey(method: method, route: .path(exact))
             }
-            ?? path.fixedLeadingSegments.map { StubIndexKey(method: method, route: .leadingSegments($0)) }
+            ?? path.fixedLeadingSegments.map { StubIndexKey(method: method, route: .leadingSegments(leadingSegments.number(of: $0))) }
         // The key decides the method (it is part of the key), and the path when it is exact.
         let decided = key == nil ? 0 : (method == nil ? 0 : 1) + (path.exactPath == nil ? 0 : 1)
         return register(matcher, indexKey: key, conditionsDecidedByIndex: decided, site: site)
@@ -337,10 +339,20 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         state.withLock { state in
             let scanned = state.scanned.candidates(for: request)
             guard !state.indexed.isEmpty else { return ([], scanned) }  // a session's own answers only
-            let keys = StubIndexKey.candidates(
-                method: request.method, path: request.path, queryKey: state.queryBuckets > 0 ? request.queryKey : nil)
+            let keys = indexKeys(for: request, queryBuckets: state.queryBuckets)
             return (StubBucket.merged(keys.compactMap { state.indexed[$0]?.candidates(for: request) }), scanned)
         }
+    }
+
+    /// The index keys looked up for `request`: how many does not depend on the path's length.
+    package func indexKeyCount(for request: RecordedRequest) -> Int {
+        indexKeys(for: request, queryBuckets: state.withLock { $0.queryBuckets }).count
+    }
+
+    private func indexKeys(for request: RecordedRequest, queryBuckets: Int) -> [StubIndexKey] {
+        StubIndexKey.candidates(
+            method: request.method, path: request.path, leadingSegments: leadingSegments.numbers(in: request.path),
+            queryKey: queryBuckets > 0 ? request.queryKey : nil)
     }
 
     /// Claims the newest stub that matches and is not exhausted.

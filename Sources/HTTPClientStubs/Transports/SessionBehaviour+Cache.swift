@@ -24,7 +24,8 @@ enum CacheDecision {
 /// Freshness follows RFC 9111 for a private cache, without heuristics: `Cache-Control:
 /// max-age` (else `Expires` minus `Date`) against the age since `Date` (else since storing);
 /// `no-cache` or a stale answer is revalidated with `If-None-Match` / `If-Modified-Since` when
-/// it has a validator, and loaded again when it has none.
+/// it has a validator, and loaded again when it has none. A stored answer serves only requests
+/// whose headers named by its `Vary` match those of the request that stored it.
 extension SessionBehaviour {
     func cacheDecision(for request: URLRequest, now: Date = Date()) -> CacheDecision {
         // A lookup in corelibs' URLCache costs about 15 µs, five times a whole mocked round
@@ -37,16 +38,16 @@ extension SessionBehaviour {
             return .load
         case .returnCacheDataElseLoad:
             guard mayHold else { return .load }
-            return cache.cachedResponse(for: request).map(CacheDecision.answer) ?? .load
+            return Self.storedAnswer(for: request, in: cache).map(CacheDecision.answer) ?? .load
         case .returnCacheDataDontLoad:
             guard mayHold else { return .unavailable }
-            return cache.cachedResponse(for: request).map(CacheDecision.answer) ?? .unavailable
+            return Self.storedAnswer(for: request, in: cache).map(CacheDecision.answer) ?? .unavailable
         case .useProtocolCachePolicy:
             break
         @unknown default:
             return .load
         }
-        guard mayHold, let stored = cache.cachedResponse(for: request), let response = stored.response as? HTTPURLResponse else {
+        guard mayHold, let stored = Self.storedAnswer(for: request, in: cache), let response = stored.response as? HTTPURLResponse else {
             return .load
         }
         let requestDirectives = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
@@ -74,12 +75,48 @@ extension SessionBehaviour {
             !CacheControl(response.value(forHTTPHeaderField: "Cache-Control")).noStore,
             !CacheControl(request.value(forHTTPHeaderField: "Cache-Control")).noStore
         else { return }
-        let entry = CachedURLResponse(response: response, data: data, userInfo: [Self.storedAtKey: now], storagePolicy: policy)
+        let entry = CachedURLResponse(
+            response: response, data: data,
+            userInfo: [Self.storedAtKey: now, Self.varyingKey: Self.varyingHeaders(of: response, in: request)],
+            storagePolicy: policy)
         cache.storeCachedResponse(entry, for: request)
         HoldingCaches.shared.noteHolding(cache)
     }
 
     private static let storedAtKey = "HTTPClientStubs.storedAt"
+    private static let varyingKey = "HTTPClientStubs.varying"
+
+    /// The stored answer for `request`, if it may be used for it (RFC 9111 section 4.1): every
+    /// header its `Vary` lists has the value it had in the request that stored it (absent stays
+    /// absent), and `Vary: *` is never used.
+    private static func storedAnswer(for request: URLRequest, in cache: URLCache) -> CachedURLResponse? {
+        guard let stored = cache.cachedResponse(for: request) else { return nil }
+        guard let response = stored.response as? HTTPURLResponse, let vary = response.value(forHTTPHeaderField: "Vary") else {
+            return stored
+        }
+        let names = varyNames(vary)
+        guard !names.contains("*"), let kept = stored.userInfo?[varyingKey] as? [String: String] else { return nil }
+        let current = values(of: names, in: request)
+        return current == kept ? stored : nil
+    }
+
+    /// The request's values of the headers `response` varies on, kept with the stored answer.
+    private static func varyingHeaders(of response: HTTPURLResponse, in request: URLRequest) -> [String: String] {
+        values(of: varyNames(response.value(forHTTPHeaderField: "Vary") ?? ""), in: request)
+    }
+
+    private static func varyNames(_ vary: String) -> [String] {
+        vary.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    }
+
+    /// Lower-cased names to trimmed values; a header the request lacks has no entry.
+    private static func values(of names: [String], in request: URLRequest) -> [String: String] {
+        var values: [String: String] = [:]
+        for name in names where name != "*" {
+            if let value = request.value(forHTTPHeaderField: name) { values[name] = value.trimmingCharacters(in: .whitespaces) }
+        }
+        return values
+    }
 
     private static func isCacheable(method: String?) -> Bool {
         (method ?? "GET").uppercased() == "GET"

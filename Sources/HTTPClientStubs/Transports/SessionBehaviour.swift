@@ -75,9 +75,10 @@ package struct SessionBehaviour: Sendable {
     func addingCookies(to request: URLRequest) -> URLRequest {
         guard sendsCookies, privateJar?.isKnownEmpty != true, request.httpShouldHandleCookies, let storage = cookieStorage,
             let url = request.url,
-            request.value(forHTTPHeaderField: "Cookie") == nil,
-            let cookies = storage.cookies(for: url), !cookies.isEmpty
+            request.value(forHTTPHeaderField: "Cookie") == nil
         else { return request }
+        let cookies = CookieRules.cookies(for: url, in: storage)
+        guard !cookies.isEmpty else { return request }
         var request = request
         for (name, value) in HTTPCookie.requestHeaderFields(with: cookies) {
             request.setValue(value, forHTTPHeaderField: name)
@@ -85,9 +86,9 @@ package struct SessionBehaviour: Sendable {
         return request
     }
 
-    /// Stores the cookies of a response to `request` from `url`, as the accept policy allows.
-    /// `setCookies` holds one `Set-Cookie` value per cookie: joined into one field they are
-    /// ambiguous (an `Expires` date has a comma).
+    /// Stores the cookies of a response to `request` from `url`, as the accept policy and
+    /// RFC 6265 allow (``CookieRules``). `setCookies` holds one `Set-Cookie` value per cookie:
+    /// joined into one field they are ambiguous (an `Expires` date has a comma).
     func storeCookies(_ setCookies: [String], from url: URL, for request: URLRequest) {
         guard !setCookies.isEmpty, request.httpShouldHandleCookies, cookieAcceptPolicy != .never, let storage = cookieStorage
         else { return }
@@ -96,9 +97,8 @@ package struct SessionBehaviour: Sendable {
         {
             return
         }
-        let cookies = setCookies.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
         privateJar?.noteMayHoldCookies()
-        storage.setCookies(cookies, for: url, mainDocumentURL: request.mainDocumentURL)
+        CookieRules.apply(setCookies, from: url, to: storage)
     }
 
     // MARK: Redirects
@@ -106,10 +106,11 @@ package struct SessionBehaviour: Sendable {
     /// The request `URLSession` sends next for a redirect, or `nil` when `response` is not one
     /// it follows (not 301/302/303/307/308, no `Location`, or one that is not an http(s) URL).
     ///
-    /// 303 turns every method but HEAD into GET, 301 and 302 turn POST into GET (as browsers
-    /// and `URLSession` do), and those drop the body and its headers; 307 and 308 keep method
-    /// and body. `Authorization` and `Cookie` are not carried to another origin; cookies for
-    /// the new URL come from the storage.
+    /// 303 turns every method but HEAD into GET and never carries a body (a HEAD stays HEAD,
+    /// without one); 301 and 302 turn POST into GET without its body, as browsers and
+    /// `URLSession` do, and keep any other method with its body; 307 and 308 keep method and
+    /// body. A dropped body takes its headers with it. `Authorization` is not carried to
+    /// another origin; cookies for the new URL come from the storage.
     static func redirect(from request: URLRequest, response: HTTPURLResponse) -> URLRequest? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
             let location = response.value(forHTTPHeaderField: "Location"),
@@ -119,8 +120,9 @@ package struct SessionBehaviour: Sendable {
         var next = request
         next.url = target
         let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
-        if (response.statusCode == 303 && method != .head) || ([301, 302].contains(response.statusCode) && method == .post) {
-            next.httpMethod = "GET"
+        let becomesGet = (response.statusCode == 303 && method != .head) || ([301, 302].contains(response.statusCode) && method == .post)
+        if becomesGet { next.httpMethod = "GET" }
+        if becomesGet || response.statusCode == 303 {
             next.httpBody = nil
             next.httpBodyStream = nil
             for name in ["Content-Type", "Content-Length", "Content-Encoding"] { next.setValue(nil, forHTTPHeaderField: name) }

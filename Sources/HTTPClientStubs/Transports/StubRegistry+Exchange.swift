@@ -50,17 +50,22 @@ extension StubRegistry {
     /// `completion` is called exactly once: before this returns, unless a held response
     /// suspends the exchange until it is released. Latency is not waited for here: the
     /// delivery says how long the transport should take.
-    /// - Parameter bodyIsHidden: A body was sent that the transport cannot see (an upload task
-    ///   through a URLProtocol); body conditions then fail and say so.
+    /// - Parameters:
+    ///   - bodyIsHidden: A body was sent that the transport cannot see (an upload task
+    ///     through a URLProtocol); body conditions then fail and say so.
+    ///   - cancellation: Cancelled by the transport when its task is: a held response then
+    ///     stops waiting, and its release delivers `URLError(.cancelled)` without storing its
+    ///     cookies or following its redirect.
     package func exchange(
         _ request: URLRequest, behaviour: SessionBehaviour, bodyIsHidden: Bool = false,
+        cancellation: ExchangeCancellation = ExchangeCancellation(),
         completion: @escaping @Sendable (ExchangeResult) -> Void
     ) {
         let request = behaviour.addingCookies(to: request)
         var start = Delivery(request: request, arguments: (nil, nil, nil))
         switch behaviour.cacheDecision(for: request) {
         case .load:
-            hop(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden, progress: start, completion)
+            hop(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden, cancellation: cancellation, progress: start, completion)
         case .answer(let stored):
             // Not sent: no stub sees it, as no server would.
             start.data = stored.data
@@ -77,17 +82,23 @@ extension StubRegistry {
             completion(.deliver(start))
         case .revalidate(let conditional, let stored):
             start.revalidating = stored
-            hop(conditional, behaviour: behaviour, bodyIsHidden: bodyIsHidden, progress: start, completion)
+            hop(conditional, behaviour: behaviour, bodyIsHidden: bodyIsHidden, cancellation: cancellation, progress: start, completion)
         }
     }
 
     /// One request of the chain; `progress` carries the hops so far (latency, stubs).
     private func hop(
-        _ request: URLRequest, behaviour: SessionBehaviour, bodyIsHidden: Bool, progress: Delivery,
-        _ completion: @escaping @Sendable (ExchangeResult) -> Void
+        _ request: URLRequest, behaviour: SessionBehaviour, bodyIsHidden: Bool, cancellation: ExchangeCancellation,
+        progress: Delivery, _ completion: @escaping @Sendable (ExchangeResult) -> Void
     ) {
         var delivery = progress
         delivery.request = request
+        guard !cancellation.isCancelled else {
+            // Cancelled during the hop before: the next one is never sent.
+            delivery.error = URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: request.url as Any])
+            completion(.deliver(delivery))
+            return
+        }
         switch resolve(request, reportingMisses: true, bodyIsHidden: bodyIsHidden) {
         case .passthrough(let forwarded):
             completion(.passthrough(forwarded))
@@ -100,23 +111,39 @@ extension StubRegistry {
         case .respond(let response, let recorded, let stub):
             delivery.answered.append((stub, recorded))
             guard let hold = response.hold else {
-                answered(response, recorded, stub, behaviour: behaviour, progress: delivery, completion)
+                answered(response, recorded, stub, behaviour: behaviour, cancellation: cancellation, progress: delivery, completion)
                 return
             }
             noteHold(hold)
-            hold.hold(recorded) { [self, delivery] error in
+            // The release and a cancellation race: the first to come decides.
+            let settled = Locked(false)
+            let settles = { @Sendable in
+                settled.withLock { settled in
+                    defer { settled = true }
+                    return !settled
+                }
+            }
+            hold.hold(recorded, cancellation: cancellation) { [self, delivery] error in
+                guard settles() else { return }
                 var released = response
                 released.hold = nil
                 if let error { released.outcome = .failure(error) }
-                answered(released, recorded, stub, behaviour: behaviour, progress: delivery, completion)
+                answered(released, recorded, stub, behaviour: behaviour, cancellation: cancellation, progress: delivery, completion)
+            }
+            // Cancelled while held: the gate lets go of the request, and the exchange ends here.
+            cancellation.onCancel { [delivery] in
+                guard settles() else { return }
+                var cancelled = delivery
+                cancelled.error = URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: recorded.url])
+                completion(.deliver(cancelled))
             }
         }
     }
 
     /// Applies the session's rules to one stub's answer: timeout, cookies, redirect.
     private func answered(
-        _ response: MockResponse, _ recorded: RecordedRequest, _ stub: Stub, behaviour: SessionBehaviour, progress: Delivery,
-        _ completion: @escaping @Sendable (ExchangeResult) -> Void
+        _ response: MockResponse, _ recorded: RecordedRequest, _ stub: Stub, behaviour: SessionBehaviour,
+        cancellation: ExchangeCancellation, progress: Delivery, _ completion: @escaping @Sendable (ExchangeResult) -> Void
     ) {
         var delivery = progress
         let request = recorded.urlRequest
@@ -174,7 +201,7 @@ extension StubRegistry {
         let keepsBody = [307, 308].contains(http.statusCode)
         hop(
             behaviour.addingCookies(to: next), behaviour: behaviour, bodyIsHidden: recorded.isBodyHidden && keepsBody,
-            progress: delivery, completion)
+            cancellation: cancellation, progress: delivery, completion)
     }
 
     /// One value per cookie: from the stub's own header list when it has one.

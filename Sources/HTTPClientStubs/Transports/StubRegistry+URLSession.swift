@@ -22,11 +22,23 @@ extension StubRegistry {
     /// code that creates its own `URLSession` from a configuration you pass it. The class
     /// reads cookie storage, cookie policy and timeout from `configuration` now: change them
     /// before this call.
+    ///
+    /// The class sends the stored cookies itself, by RFC 6265, so this sets the configuration's
+    /// `httpShouldSetCookies` to `false` (what it was is kept for the class): swift-corelibs-foundation
+    /// would otherwise put every cookie of the storage for the host, unfiltered, into each
+    /// request before the class sees it, replacing a `Cookie` header the request has.
     public func install(in configuration: URLSessionConfiguration, followsRedirects: Bool = true) {
-        let protocolClass: AnyClass = ProtocolSlots.shared.protocolClass(
-            for: self, behaviour: SessionBehaviour(configuration: configuration, followsRedirects: followsRedirects))
+        var behaviour = SessionBehaviour(configuration: configuration, followsRedirects: followsRedirects)
+        // Installed before: the configuration's flag is the one set below, not the app's.
+        if let installed = configuration.protocolClasses?.first as? StubURLProtocol.Type,
+            let (_, previous) = ProtocolSlots.shared.lease(at: installed.registrySlot)
+        {
+            behaviour.sendsCookies = previous.sendsCookies
+        }
+        let protocolClass: AnyClass = ProtocolSlots.shared.protocolClass(for: self, behaviour: behaviour)
         let others = (configuration.protocolClasses ?? []).filter { !($0 is StubURLProtocol.Type) }
         configuration.protocolClasses = [protocolClass] + others
+        configuration.httpShouldSetCookies = false
     }
 
     /// The `URLProtocol` subclass that serves this registry, for a configuration you assemble

@@ -12,6 +12,8 @@ class StubURLProtocol: URLProtocol {
     class var registrySlot: Int { -1 }
 
     private let stopped = Locked(false)
+    /// Cancelled by `stopLoading()`: a held answer lets go of the request.
+    private let exchangeCancellation = ExchangeCancellation()
     private let forwarded = Locked<URLSessionDataTask?>(nil)
     /// Set by the first `startLoading`; a later one is the task resumed (see ``ClientThread``).
     private let clientThread = Locked<ClientThread?>(nil)
@@ -68,7 +70,7 @@ class StubURLProtocol: URLProtocol {
         // An upload task's body stays inside the session: the protocol's request has neither
         // `httpBody` nor `httpBodyStream`. Body conditions must say so, not match an empty body.
         let bodyIsHidden = task is URLSessionUploadTask && request.httpBody == nil && request.httpBodyStream == nil
-        registry.exchange(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden) { result in
+        registry.exchange(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden, cancellation: exchangeCancellation) { result in
             switch result {
             case .deliver(let delivery):
                 this.value.deliver(delivery, on: clientThread)
@@ -94,6 +96,7 @@ class StubURLProtocol: URLProtocol {
         guard clientThread.current?.stopEndsLoading(of: task) ?? true else { return }
         stopped.withLock { $0 = true }
         forwarded.withLock { $0 }?.cancel()
+        exchangeCancellation.cancel()
     }
 
     // MARK: Delivering

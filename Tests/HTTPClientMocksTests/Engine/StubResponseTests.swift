@@ -35,6 +35,13 @@ struct StubResponseTests {
         #expect(error?.description.contains("cannot be read (No such file or directory)") == true)
     }
 
+    @Test func aFileResponseGivenAnHTTPURLFailsWithoutDownloadingIt() async throws {
+        stubs.stub(.get, "/file").respond(.file(testURL("http://127.0.0.1:1/data.json")))
+        let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("file")) }
+        #expect(error?.underlyingError as? FixtureError == .notAFileURL("http://127.0.0.1:1/data.json"))
+        #expect(error?.description.contains("http://127.0.0.1:1/data.json: not a file URL") == true)
+    }
+
     @Test(
         "transport errors are delivered as URLErrors",
         arguments: [

@@ -49,6 +49,58 @@ struct HeldResponseTests {
         #expect(error?.code == .networkConnectionLost)
     }
 
+    @Test(arguments: StubTransport.allCases)
+    func aHeldRequestCancelledBeforeReleaseHasNoEffectWhenReleased(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        let gate = HeldResponse()
+        stubs.stub(.get, "/sso").respond(.status(302, headers: ["Location": "/home", "Set-Cookie": "sid=9; Path=/"]).held(by: gate))
+        let home = stubs.stub(.get, "/home").respond(.text("home")).allowingUnused()
+        let configuration = URLSessionConfiguration.ephemeral
+        let session = transport.session(stubs, configuration: configuration)
+        let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/sso"))) }
+        try await gate.waitUntilHolding()
+        load.cancel()
+        let error = await #expect(throws: URLError.self) { try await load.value }
+        #expect(error?.code == .cancelled)
+        gate.release()
+        #expect(home.callCount == 0)
+        #expect(configuration.httpCookieStorage?.cookies?.isEmpty == true)
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func aHeldRequestCancelledBeforeReleaseLeavesTheHeldList(_ transport: StubTransport) async throws {
+        let failures = CollectedFailures()
+        let stubs = StubRegistry(reporting: failures.reporting)
+        let gate = HeldResponse()
+        stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate))
+        let session = transport.session(stubs)
+        let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
+        try await gate.waitUntilHolding()
+        load.cancel()
+        _ = try? await load.value
+        #expect(gate.heldRequests.isEmpty)
+        #expect(stubs.verifyNoHeldRequests())
+        #expect(failures.all.isEmpty)
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func manyHeldRequestsCancelledHalfwayLeaveOnlyTheOthersToRelease(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        let gate = HeldResponse()
+        stubs.stub(.get, "/sso/{n}").respond(.status(302, headers: ["Location": "/home", "Set-Cookie": "sid=9; Path=/"]).held(by: gate))
+        let home = stubs.stub(.get, "/home").respond(.text("home"))
+        let session = transport.session(stubs)
+        let loads = (0..<50).map { n in Task { try await session.data(for: URLRequest(url: testURL("https://h/sso/\(n)"))) } }
+        try await gate.waitUntilHolding(50)
+        for load in loads[..<25] { load.cancel() }
+        for load in loads[..<25] { _ = try? await load.value }
+        #expect(gate.heldRequests.count == 25)
+        gate.release()
+        for load in loads[25...] { #expect(try await load.value.0 == Data("home".utf8)) }
+        #expect(home.callCount == 25)
+        #expect(stubs.verifyNoHeldRequests())
+    }
+
     @Test func aReleasedGateLetsLaterRequestsThroughAtOnce() async throws {
         let stubs = StubRegistry()
         let gate = HeldResponse()

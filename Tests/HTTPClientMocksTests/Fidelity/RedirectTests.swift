@@ -45,6 +45,39 @@ struct RedirectTests {
     }
 
     @Test(arguments: StubTransport.allCases)
+    func a303ToAHeadRequestStaysHeadWithoutABody(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.head, "/orders").respond(.status(303, headers: ["Location": "/orders/7"]))
+        let target = stubs.stub(.head, "/orders/7").respond(.status(200))
+        _ = try await transport.session(stubs).data(
+            for: request("HEAD", "https://h/orders", headers: ["Content-Type": "text/plain"], body: Data("x".utf8)))
+        #expect(target.calls.first?.body.isEmpty == true)
+        #expect(target.calls.first?.headers["Content-Type"] == nil)
+    }
+
+    @Test(arguments: StubTransport.allCases, [301, 302])
+    func a301Or302TurnsAPostIntoAGetWithoutItsBody(_ transport: StubTransport, status: Int) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.post, "/orders").respond(.status(status, headers: ["Location": "/orders/7"]))
+        let target = stubs.stub(.get, "/orders/7").respond(.text("order 7"))
+        _ = try await transport.session(stubs).data(for: post("https://h/orders", body: "item=1"))
+        #expect(target.calls.first?.body.isEmpty == true)
+        #expect(target.calls.first?.headers["Content-Type"] == nil)
+    }
+
+    @Test(arguments: StubTransport.allCases, [301, 302])
+    func a301Or302KeepsAPutWithItsBody(_ transport: StubTransport, status: Int) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.put, "/v1/orders/7").respond(.status(status, headers: ["Location": "/v2/orders/7"]))
+        let target = stubs.stub(.put, "/v2/orders/7").matching(.body("item=1")).respond(.status(204))
+        var put = post("https://h/v1/orders/7", body: "item=1")
+        put.httpMethod = "PUT"
+        let (_, response) = try await transport.session(stubs).data(for: put)
+        #expect(response.status == 204)
+        #expect(target.callCount == 1)
+    }
+
+    @Test(arguments: StubTransport.allCases)
     func a307KeepsTheMethodAndTheBody(_ transport: StubTransport) async throws {
         let stubs = StubRegistry()
         stubs.stub(.post, "/v1/orders").respond(.status(307, headers: ["Location": "/v2/orders"]))

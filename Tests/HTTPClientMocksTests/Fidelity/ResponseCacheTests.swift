@@ -142,4 +142,44 @@ struct ResponseCacheTests {
         #expect(data == Data("kept".utf8))
         #expect(stub.callCount == 0)
     }
+
+    @Test(arguments: StubTransport.allCases)
+    func anAnswerThatVariesOnAHeaderIsNotServedToADifferentValue(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        let stub = stubs.stub(.get, "/catalogue")
+            .respond(
+                .text("ada's", headers: ["Cache-Control": "max-age=3600", "Vary": "Authorization"]).cached(),
+                .text("grace's", headers: ["Cache-Control": "max-age=3600", "Vary": "Authorization"]).cached())
+        let session = transport.session(stubs, configuration: configuration())
+        let (first, _) = try await session.data(for: request("GET", "https://h/catalogue", headers: ["Authorization": "Bearer ada"]))
+        let (second, _) = try await session.data(for: request("GET", "https://h/catalogue", headers: ["Authorization": "Bearer grace"]))
+        #expect(first == Data("ada's".utf8))
+        #expect(second == Data("grace's".utf8))
+        #expect(stub.callCount == 2)
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func anAnswerThatVariesOnAHeaderIsServedToTheSameValue(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        let stub = stubs.stub(.get, "/catalogue")
+            .respond(.text("v1", headers: ["Cache-Control": "max-age=3600", "Vary": "Accept-Language"]).cached(), .text("v2"))
+        let session = transport.session(stubs, configuration: configuration())
+        let french = request("GET", "https://h/catalogue", headers: ["Accept-Language": "fr"])
+        _ = try await session.data(for: french)
+        let (second, _) = try await session.data(for: french)
+        #expect(second == Data("v1".utf8))
+        #expect(stub.callCount == 1)
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func anAnswerThatVariesOnEverythingIsNeverServedFromTheCache(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        let stub = stubs.stub(.get, "/catalogue")
+            .respond(.text("v1", headers: ["Cache-Control": "max-age=3600", "Vary": "*"]).cached(), .text("v2"))
+        let session = transport.session(stubs, configuration: configuration(policy: .returnCacheDataElseLoad))
+        _ = try await session.data(for: catalogue)
+        let (second, _) = try await session.data(for: catalogue)
+        #expect(second == Data("v2".utf8))
+        #expect(stub.callCount == 2)
+    }
 }

@@ -84,6 +84,28 @@ struct CassetteTests {
         #expect(try Cassette(contentsOf: file).interactions.count == 1)
     }
 
+    @Test(arguments: [RecordMode.none, .once])
+    func aPassThroughIsNotRecordedInAModeThatDoesNotRecord(_ mode: RecordMode) async throws {
+        _ = try await HTTPClient(session: try session(.all)).get(testURL("https://api.example.com/users/1"))
+        let session = try session(mode)
+        session.stubs.passThrough(.path(.prefix("/avatar")))
+        #expect(try await HTTPClient(session: session).get(testURL("https://api.example.com/avatar")).statusCode == 200)
+        #expect(upstream.requests.count == 2)
+        #expect(session.cassette.interactions.count == 1)
+        #expect(try Cassette(contentsOf: file).interactions.count == 1)
+    }
+
+    @Test func aStreamedPassThroughIsNotRecordedInAModeThatDoesNotRecord() async throws {
+        _ = try await HTTPClient(session: try session(.all)).get(testURL("https://api.example.com/users/1"))
+        let session = try session(.none)
+        session.stubs.passThrough(.path(.prefix("/avatar")))
+        let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://api.example.com/avatar")))
+        var body = Data()
+        for try await chunk in chunks { body.append(chunk) }
+        #expect(body == Data([0x89, 0x50, 0x00, 0xFF]))
+        #expect(try Cassette(contentsOf: file).interactions.count == 1)
+    }
+
     @Test func newEpisodesReplaysWhatItHasAndAppendsWhatItDoesNot() async throws {
         _ = try await HTTPClient(session: try session(.all)).get(testURL("https://api.example.com/users/1"))
         let session = try session(.newEpisodes)

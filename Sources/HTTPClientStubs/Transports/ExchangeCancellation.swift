@@ -1,0 +1,32 @@
+import HTTPClient
+
+/// Tells an exchange that its task was cancelled (a `MockURLSessionDataTask` cancelled, a
+/// URLProtocol stopped), so what is still to come has no effect: a held response released
+/// later follows no redirect and stores no cookie, and the request leaves its gate's held list.
+package final class ExchangeCancellation: Sendable {
+    private let state = Locked<(isCancelled: Bool, handlers: [@Sendable () -> Void])>((false, []))
+
+    package init() {}
+
+    package var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+    /// Cancels, once: runs the handlers registered so far.
+    package func cancel() {
+        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+            guard !state.isCancelled else { return [] }
+            state.isCancelled = true
+            defer { state.handlers = [] }
+            return state.handlers
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// Runs `handler` on cancellation: at once when already cancelled.
+    func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let cancelled = state.withLock { state in
+            if !state.isCancelled { state.handlers.append(handler) }
+            return state.isCancelled
+        }
+        if cancelled { handler() }
+    }
+}
