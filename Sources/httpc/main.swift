@@ -113,6 +113,10 @@ case .success(let answer):
     response = answer
 case .failure(let error) where error.isCancelled:
     fail(Output.interrupted(from: head?.url ?? command.url, status: head?.statusCode, received: received), status: 130, hiding: redaction)
+case .failure(.file(let problem)) where received == nil:
+    // The library's own check of a file, after httpc's (the file changed in between): as
+    // httpc's own refusal, nothing was sent.
+    fail(problem.description, status: 2, hiding: redaction)
 case .failure(let error):
     if let received {
         let message = Output.incomplete(from: head?.url ?? command.url, status: head?.statusCode, received: received, error: error)
