@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 
 /// A local file that `-o` or `-T` cannot use, found before anything is sent (exit status 2).
 struct LocalFileError: Error, CustomStringConvertible {
@@ -22,7 +23,7 @@ enum LocalFiles {
         }
         switch FileKind(at: path, followingLinks: true) {
         case .regular:
-            guard access(path, R_OK) == 0 else { throw LocalFileError("-T \(path): cannot be read (\(FileKind.reason()))") }
+            guard access(path, R_OK) == 0 else { throw LocalFileError("-T \(path): cannot be read (\(FileKind.systemReason()))") }
             return URL(fileURLWithPath: path)
         case .missing:
             throw LocalFileError("-T \(path): no such file")
@@ -53,7 +54,9 @@ enum LocalFiles {
             switch FileKind(at: path, followingLinks: true) {
             case .regular:
                 // The file the link points to is replaced; the link stays a link.
-                guard let target = realpath(path, nil) else { throw LocalFileError("-o \(path): cannot be used (\(FileKind.reason()))") }
+                guard let target = realpath(path, nil) else {
+                    throw LocalFileError("-o \(path): cannot be used (\(FileKind.systemReason()))")
+                }
                 defer { free(target) }
                 let file = String(cString: target)
                 try writableFolder(containing: file)
@@ -117,7 +120,7 @@ enum LocalFiles {
         switch FileKind(at: folder, followingLinks: true) {
         case .directory:
             guard access(folder, W_OK | X_OK) == 0 else {
-                throw LocalFileError("-o: cannot write in the folder \(folder) (\(FileKind.reason()))")
+                throw LocalFileError("-o: cannot write in the folder \(folder) (\(FileKind.systemReason()))")
             }
         case .missing:
             throw LocalFileError("-o: the folder \(folder) does not exist")
@@ -125,53 +128,6 @@ enum LocalFiles {
             throw LocalFileError("-o: the folder \(folder) cannot be used (\(reason))")
         default:
             throw LocalFileError("-o: \(folder) is not a folder")
-        }
-    }
-}
-
-/// What is at a path, as `lstat` or `stat` says.
-enum FileKind: Equatable, CustomStringConvertible {
-    case regular, directory, symbolicLink, fifo, characterDevice, blockDevice, socket, other
-    /// Nothing is there (or a folder on the way is missing or not a folder).
-    case missing
-    /// The system would not say (permission, a loop of links...): its reason.
-    case unusable(String)
-
-    init(at path: String, followingLinks: Bool) {
-        var info = stat()
-        guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else {
-            self = errno == ENOENT || errno == ENOTDIR ? .missing : .unusable(Self.reason())
-            return
-        }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: self = .regular
-        case S_IFDIR: self = .directory
-        case S_IFLNK: self = .symbolicLink
-        case S_IFIFO: self = .fifo
-        case S_IFCHR: self = .characterDevice
-        case S_IFBLK: self = .blockDevice
-        case S_IFSOCK: self = .socket
-        default: self = .other
-        }
-    }
-
-    /// The system's words for the last error (`errno`).
-    static func reason() -> String {
-        String(cString: strerror(errno))
-    }
-
-    var description: String {
-        switch self {
-        case .regular: "a regular file"
-        case .directory: "a directory"
-        case .symbolicLink: "a symbolic link"
-        case .fifo: "a FIFO (named pipe)"
-        case .characterDevice: "a character device"
-        case .blockDevice: "a block device"
-        case .socket: "a socket"
-        case .other: "not a regular file"
-        case .missing: "missing"
-        case .unusable(let reason): "unusable (\(reason))"
         }
     }
 }

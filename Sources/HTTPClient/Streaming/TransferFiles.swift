@@ -12,23 +12,25 @@ package enum TransferFiles {
         func refuse(_ problem: TransferFileError.Problem) -> TransferFileError {
             TransferFileError(.downloadDestination, path: path, problem: problem)
         }
-        var link = stat()
-        guard lstat(path, &link) == 0 else {
-            // ENOTDIR: the "folder" is a file.
-            guard errno == ENOENT || errno == ENOTDIR else { throw refuse(.unwritable(reason: systemReason())) }
-            var folder = stat()
+        switch FileKind(at: path, followingLinks: false) {
+        case .regular:
+            return destination
+        case .missing:
             let parent = destination.deletingLastPathComponent().path
-            guard stat(parent, &folder) == 0, kind(of: folder.st_mode) == .directory else { throw refuse(.missingFolder) }
+            guard FileKind(at: parent, followingLinks: true) == .directory else { throw refuse(.missingFolder) }
             return destination
+        case .unusable(let reason):
+            throw refuse(.unwritable(reason: reason))
+        case .symbolicLink:
+            switch FileKind(at: path, followingLinks: true) {
+            case .regular: break
+            case .missing, .unusable: throw refuse(.notARegularFile(.danglingSymlink))
+            case let target: throw refuse(.notARegularFile(TransferFileError.Kind(notRegular: target)))
+            }
+        case let other:
+            throw refuse(.notARegularFile(TransferFileError.Kind(notRegular: other)))
         }
-        guard kind(of: link.st_mode) == .symbolicLink else {
-            guard case .regular = kind(of: link.st_mode) else { throw refuse(.notARegularFile(notRegular(link.st_mode))) }
-            return destination
-        }
-        var target = stat()
-        guard stat(path, &target) == 0 else { throw refuse(.notARegularFile(.danglingSymlink)) }
-        guard case .regular = kind(of: target.st_mode) else { throw refuse(.notARegularFile(notRegular(target.st_mode))) }
-        guard let resolved = realpath(path, nil) else { throw refuse(.unwritable(reason: systemReason())) }
+        guard let resolved = realpath(path, nil) else { throw refuse(.unwritable(reason: FileKind.systemReason())) }
         defer { free(resolved) }
         return URL(fileURLWithPath: String(cString: resolved))
     }
@@ -51,42 +53,22 @@ package enum TransferFiles {
             throw TransferFileError(.downloadDestination, path: destination.path, problem: .unwritable(reason: error.localizedDescription))
         }
     }
+}
 
-    // MARK: What is at a path
-
-    private enum FileType: Equatable {
-        case regular, directory, symbolicLink, fifo, characterDevice, blockDevice, socket, other
-    }
-
-    private static func kind(of mode: mode_t) -> FileType {
-        switch mode & S_IFMT {
-        case S_IFREG: .regular
-        case S_IFDIR: .directory
-        case S_IFLNK: .symbolicLink
-        case S_IFIFO: .fifo
-        case S_IFCHR: .characterDevice
-        case S_IFBLK: .blockDevice
-        case S_IFSOCK: .socket
-        default: .other
+extension TransferFileError.Kind {
+    /// How an error names `kind`, found where a regular file was wanted: a link whose target
+    /// cannot be found is a link to nothing.
+    fileprivate init(notRegular kind: FileKind) {
+        switch kind {
+        case .directory: self = .directory
+        case .fifo: self = .fifo
+        case .characterDevice: self = .characterDevice
+        case .blockDevice: self = .blockDevice
+        case .socket: self = .socket
+        case .symbolicLink, .missing, .unusable: self = .danglingSymlink
+        case .regular, .other: self = .other
         }
     }
-
-    /// How an error names what is at a path that is not a regular file.
-    fileprivate static func notRegular(_ mode: mode_t) -> TransferFileError.Kind {
-        switch kind(of: mode) {
-        case .directory: .directory
-        case .fifo: .fifo
-        case .characterDevice: .characterDevice
-        case .blockDevice: .blockDevice
-        case .socket: .socket
-        case .symbolicLink: .danglingSymlink
-        case .regular, .other: .other
-        }
-    }
-
-    fileprivate static func isRegular(_ mode: mode_t) -> Bool { kind(of: mode) == .regular }
-
-    fileprivate static func systemReason() -> String { String(cString: strerror(errno)) }
 }
 
 /// A file opened to be sent as a body: checked to be a regular file (or a link to one) when it
@@ -111,20 +93,20 @@ package final class UploadSource {
         // a regular file, the only kind read from here.
         let descriptor = open(path, O_RDONLY | O_NONBLOCK)
         guard descriptor >= 0 else {
-            let reason = TransferFiles.systemReason()
-            var found = stat()
-            var link = stat()
-            if stat(path, &found) == 0, !TransferFiles.isRegular(found.st_mode) {
-                throw refuse(.notARegularFile(TransferFiles.notRegular(found.st_mode)))
-            } else if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
-                throw refuse(.notARegularFile(.danglingSymlink))
+            let failure = errno
+            let reason = FileKind.systemReason()
+            switch FileKind(at: path, followingLinks: true) {
+            case .regular, .missing, .unusable: break
+            case let found: throw refuse(.notARegularFile(TransferFileError.Kind(notRegular: found)))
             }
-            throw refuse(errno == ENOENT ? .missing : .unreadable(reason: reason))
+            if FileKind(at: path, followingLinks: false) == .symbolicLink { throw refuse(.notARegularFile(.danglingSymlink)) }
+            throw refuse(failure == ENOENT ? .missing : .unreadable(reason: reason))
         }
         var opened = stat()
-        guard fstat(descriptor, &opened) == 0, TransferFiles.isRegular(opened.st_mode) else {
+        let kind = fstat(descriptor, &opened) == 0 ? FileKind(mode: opened.st_mode) : .other
+        guard kind == .regular else {
             close(descriptor)
-            throw refuse(.notARegularFile(TransferFiles.notRegular(opened.st_mode)))
+            throw refuse(.notARegularFile(TransferFileError.Kind(notRegular: kind)))
         }
         self.url = url
         self.descriptor = descriptor
@@ -146,7 +128,7 @@ package final class UploadSource {
             let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(offset)) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: TransferFiles.systemReason()))
+                throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: FileKind.systemReason()))
             }
             // The end came before the length taken: the file shrank.
             if count == 0 { break }
@@ -161,7 +143,7 @@ package final class UploadSource {
     package func checkUnchanged() throws(TransferFileError) {
         var now = stat()
         guard fstat(descriptor, &now) == 0 else {
-            throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: TransferFiles.systemReason()))
+            throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: FileKind.systemReason()))
         }
         guard Int64(now.st_size) == length else {
             throw TransferFileError(.uploadSource, path: url.path, problem: .sizeChanged(declared: length, found: Int64(now.st_size)))

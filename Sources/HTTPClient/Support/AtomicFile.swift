@@ -99,7 +99,6 @@ package enum AtomicFile {
     }
 
     private static func systemError(_ action: String) -> any Error {
-        let reason = String(cString: strerror(errno))
-        return CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(action): \(reason)"])
+        CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(action): \(FileKind.systemReason())"])
     }
 }
