@@ -95,11 +95,16 @@ package final class UploadSource {
         guard descriptor >= 0 else {
             let failure = errno
             let reason = FileKind.systemReason()
-            switch FileKind(at: path, followingLinks: true) {
+            let target = FileKind(at: path, followingLinks: true)
+            switch target {
             case .regular, .missing, .unusable: break
             case let found: throw refuse(.notARegularFile(TransferFileError.Kind(notRegular: found)))
             }
-            if FileKind(at: path, followingLinks: false) == .symbolicLink { throw refuse(.notARegularFile(.danglingSymlink)) }
+            // A link whose target is there but cannot be opened (a loop of links, no permission)
+            // is unreadable, with the system's reason; only a link to nothing is called one.
+            if target == .missing, FileKind(at: path, followingLinks: false) == .symbolicLink {
+                throw refuse(.notARegularFile(.danglingSymlink))
+            }
             throw refuse(failure == ENOENT ? .missing : .unreadable(reason: reason))
         }
         var opened = stat()

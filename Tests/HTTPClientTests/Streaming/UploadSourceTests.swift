@@ -85,6 +85,21 @@ struct UploadSourceTests {
         }
     }
 
+    @Test func aLoopOfLinksIsUnreadableWithTheSystemsReasonNotALinkToNothing() throws {
+        let folder = try ScratchFolder()
+        let first = folder.file("first")
+        let second = folder.file("second")
+        try FileManager.default.createSymbolicLink(atPath: first.path, withDestinationPath: second.path)
+        try FileManager.default.createSymbolicLink(atPath: second.path, withDestinationPath: first.path)
+
+        let error = #expect(throws: TransferFileError.self) { try UploadSource(first) }
+        guard case .unreadable(let reason)? = error?.problem else {
+            Issue.record("expected an unreadable file, got \(String(describing: error))")
+            return
+        }
+        #expect(reason == String(cString: strerror(ELOOP)))
+    }
+
     @Test func aSymlinkToAFileSendsTheFile() async throws {
         let folder = try ScratchFolder()
         let target = try folder.write("the contents", to: "target.txt")
