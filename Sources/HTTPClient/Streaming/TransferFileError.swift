@@ -57,6 +57,10 @@ public struct TransferFileError: Error, Sendable, Equatable, CustomStringConvert
         case missingFolder
         /// The path names something that is not a regular file (nor a symbolic link to one).
         case notARegularFile(Kind)
+        /// The URL is not a `file:` URL (`path` holds the whole URL), or names a folder (it ends
+        /// with `/`): a transfer reads or writes a file on this machine only, and never takes an
+        /// `http` URL's path for one.
+        case notAFileURL
         /// The upload's source changed size after its length was taken: `declared` bytes were
         /// announced (`Content-Length`), `found` are there now. No byte past `declared` is sent.
         case sizeChanged(declared: Int64, found: Int64)
@@ -96,6 +100,8 @@ public struct TransferFileError: Error, Sendable, Equatable, CustomStringConvert
             return role == .downloadDestination
                 ? "\(file) is \(kind): give the path of a file (a download replaces a regular file only)."
                 : "\(file) is \(kind): only a regular file can be uploaded."
+        case .notAFileURL:
+            return "\(file) is not the URL of a file: give a file URL, such as URL(fileURLWithPath:), that does not end with /."
         case .sizeChanged(let declared, let found):
             return "\(file) changed size while it was sent: \(declared) bytes were declared, it now has \(found) "
                 + "(no more than \(declared) were sent). Upload it once it no longer changes."

@@ -8,6 +8,9 @@ package enum TransferFiles {
     /// Anything else is refused: a directory, a FIFO, a device, a socket, a link to nothing or to
     /// one of those, a folder that does not exist.
     package static func replaceableFile(at destination: URL) throws(TransferFileError) -> URL {
+        guard TransferFiles.namesAFile(destination) else {
+            throw TransferFileError(.downloadDestination, path: destination.absoluteString, problem: .notAFileURL)
+        }
         let path = destination.path
         func refuse(_ problem: TransferFileError.Problem) -> TransferFileError {
             TransferFileError(.downloadDestination, path: path, problem: problem)
@@ -33,6 +36,14 @@ package enum TransferFiles {
         guard let resolved = realpath(path, nil) else { throw refuse(.unwritable(reason: FileKind.systemReason())) }
         defer { free(resolved) }
         return URL(fileURLWithPath: String(cString: resolved))
+    }
+
+    /// Whether `url` can name a file here: a `file:` URL (`path` ignores the scheme, so
+    /// `http://h/etc/passwd` would name `/etc/passwd`), and not one written as a folder (`x/`;
+    /// `path` drops the `/`, so a regular file `x` would be taken), unless a folder is there, which
+    /// is then refused as what it is.
+    fileprivate static func namesAFile(_ url: URL) -> Bool {
+        url.isFileURL && (!url.hasDirectoryPath || FileKind(at: url.path, followingLinks: true) == .directory)
     }
 
     /// Puts the complete, validated download `file` at `destination` in one step (see
@@ -85,6 +96,9 @@ package final class UploadSource {
 
     /// Opens `url` for reading.
     package init(_ url: URL) throws(TransferFileError) {
+        guard TransferFiles.namesAFile(url) else {
+            throw TransferFileError(.uploadSource, path: url.absoluteString, problem: .notAFileURL)
+        }
         let path = url.path
         func refuse(_ problem: TransferFileError.Problem) -> TransferFileError {
             TransferFileError(.uploadSource, path: path, problem: problem)
@@ -139,6 +153,14 @@ package final class UploadSource {
             if count == 0 { break }
             try sink(Data(buffer[0..<count]))
             offset += Int64(count)
+        }
+        // More to read than the size said: a file that grew, or one whose size lies (files of
+        // /proc say 0 and hold text). Sending the declared bytes would send a part as the whole.
+        var next: UInt8 = 0
+        if offset == length, pread(descriptor, &next, 1, off_t(offset)) > 0 {
+            var now = stat()
+            let found = fstat(descriptor, &now) == 0 ? max(Int64(now.st_size), length + 1) : length + 1
+            throw TransferFileError(.uploadSource, path: url.path, problem: .sizeChanged(declared: length, found: found))
         }
         try checkUnchanged()
     }
@@ -197,7 +219,7 @@ extension TransferFileError {
             case .missing: .fileDoesNotExist
             case .notARegularFile(.directory): .fileIsDirectory
             case .unwritable: .cannotWriteToFile
-            case .missingFolder, .notARegularFile, .sizeChanged, .unreadable: .cannotOpenFile
+            case .missingFolder, .notARegularFile, .notAFileURL, .sizeChanged, .unreadable: .cannotOpenFile
             }
         var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description, NSUnderlyingErrorKey: self]
         if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }

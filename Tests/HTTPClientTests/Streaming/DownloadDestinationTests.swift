@@ -72,6 +72,39 @@ struct DownloadDestinationTests {
         }
     }
 
+    /// `path` ignores the scheme: `https://h/x` would have been written to `/x` on this machine.
+    /// The URLs' paths lead into a scratch folder, so that a regression writes nothing elsewhere.
+    @Test(arguments: ["https", "http", "ftp"])
+    func aDestinationThatIsNotAFileURLIsRefusedBeforeAnythingIsSent(scheme: String) async throws {
+        let folder = try ScratchFolder()
+        let destination = "\(scheme)://example.com\(folder.file("report").path)"
+        let url = try #require(URL(string: destination))
+        let (client, stub) = client()
+
+        let error = await #expect(throws: HTTPClientError.self) { try await client.download(.get("https://h/report"), to: url) }
+
+        #expect(
+            (error?.underlyingError as? TransferFileError)
+                == TransferFileError(.downloadDestination, path: destination, problem: .notAFileURL))
+        #expect(error?.description.contains("\(destination) is not the URL of a file") == true)
+        #expect(stub.callCount == 0)
+        #expect(folder.names.isEmpty)
+    }
+
+    /// `path` drops the `/` of `notes.txt/`: the regular file `notes.txt` was replaced.
+    @Test func aDestinationWrittenAsAFolderIsNotTakenForTheFileOfThatName() async throws {
+        let folder = try ScratchFolder()
+        let file = try folder.write("keep me", to: "notes.txt")
+        let written = URL(fileURLWithPath: file.path + "/")
+        let (client, stub) = client()
+
+        let error = await #expect(throws: HTTPClientError.self) { try await client.download(.get("https://h/report"), to: written) }
+
+        #expect((error?.underlyingError as? TransferFileError)?.problem == .notAFileURL)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "keep me")
+        #expect(stub.callCount == 0)
+    }
+
     @Test func aDestinationInAMissingFolderIsRefusedBeforeAnythingIsSent() async throws {
         let folder = try ScratchFolder()
         let destination = folder.file("missing/report.pdf")

@@ -100,6 +100,30 @@ struct UploadSourceTests {
         #expect(reason == String(cString: strerror(ELOOP)))
     }
 
+    @Test func aSourceThatIsNotAFileURLIsNotReadFromTheURLsPath() throws {
+        // `path` ignores the scheme: this would have sent the file at the URL's path.
+        let folder = try ScratchFolder()
+        let file = try folder.write("private", to: "notes.txt")
+        let url = try #require(URL(string: "https://example.com\(file.path)"))
+        #expect(throws: TransferFileError(.uploadSource, path: url.absoluteString, problem: .notAFileURL)) {
+            try UploadSource(url)
+        }
+    }
+
+    /// Files of /proc say they hold 0 bytes and hold text: sending the declared length sent an
+    /// empty body as the whole file.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
+    func aFileHoldingMoreThanItsSizeSaysFailsRatherThanSendingAPart() throws {
+        let source = try UploadSource(URL(fileURLWithPath: "/proc/self/status"))
+        #expect(source.length == 0)
+        let error = #expect(throws: TransferFileError.self) { try source.readAll() }
+        guard case .sizeChanged(declared: 0, let found)? = error?.problem else {
+            Issue.record("expected a size change, got \(String(describing: error))")
+            return
+        }
+        #expect(found >= 1)
+    }
+
     @Test func aSymlinkToAFileSendsTheFile() async throws {
         let folder = try ScratchFolder()
         let target = try folder.write("the contents", to: "target.txt")
