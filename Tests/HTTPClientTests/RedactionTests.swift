@@ -127,6 +127,24 @@ struct RedactionTests {
         #expect(Redaction.standard.redacted(text: "x://a@http://alice:pa55word@h/") == "x://REDACTED@http://alice:REDACTED@h/")
     }
 
+    @Test func theURLsPasswordIsHiddenWhereverTheURLRepeatsIt() {
+        #expect(
+            Redaction.standard.redacted(url: "https://ada:s3cr3tPass@h/files/s3cr3tPass?x=s3cr3tPass")
+                == "https://ada:REDACTED@h/files/REDACTED?x=REDACTED")
+    }
+
+    @Test func anErrorBodyEchoingTheRequestURLDoesNotShowItsPassword() async throws {
+        let session = MockURLSession()
+        let url = try #require(URL(string: "https://ada:s3cr3tPass@h/v1/items?q=1"))
+        session.nextResponse = HTTPURLResponse(url: url, statusCode: 500, httpVersion: nil, headerFields: nil)
+        session.nextData = Data("you asked \(url.absoluteString) as \(Data("ada:s3cr3tPass".utf8).base64EncodedString())".utf8)
+        let error = await #expect(throws: HTTPClientError.self) { try await HTTPClient(session: session).get(url) }
+        let description = error?.description ?? ""
+        #expect(description.hasPrefix("HTTP 500 from https://ada:REDACTED@h/v1/items?q=1: you asked"))
+        #expect(!description.contains("s3cr3tPass"))
+        #expect(!description.contains(Data("ada:s3cr3tPass".utf8).base64EncodedString()))
+    }
+
     @Test func userInfoIsHiddenInAHeaderValue() {
         #expect(Redaction.standard.redacted(header: "Referer", value: "http://alice:pa55word@h/a") == "http://alice:REDACTED@h/a")
     }

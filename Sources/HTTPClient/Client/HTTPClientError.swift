@@ -95,7 +95,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
         case .nonHTTPResponse(let url):
             return "The response\(url.map { " from \(redaction.redacted(url: $0.absoluteString))" } ?? "") is not an HTTP response."
         case .unacceptableStatus(let response):
-            return "HTTP \(response.statusCode) from \(response.redactedURL(redaction))" + response.bodyExcerpt(prefix: ": ", redaction)
+            return "HTTP \(response.statusCode) from \(response.redactedURL(redaction))"
+                + response.bodyExcerpt(prefix: ": ", response.hidingItsURLsCredentials(redaction))
         case .interceptorFailed(let underlying):
             return "An interceptor failed: \(underlying)"
         case .session(let underlying):
@@ -105,7 +106,7 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
         case .decodingFailed(let type, let response, let underlying):
             return "Could not decode \(type) from the HTTP \(response.statusCode) response of "
                 + "\(response.redactedURL(redaction)): \(Self.explain(underlying))"
-                + response.bodyExcerpt(prefix: ". Body: ", redaction)
+                + response.bodyExcerpt(prefix: ". Body: ", response.hidingItsURLsCredentials(redaction))
         }
     }
 
@@ -197,6 +198,12 @@ extension HTTPClient.Response {
             return "\(prefix)<\(body.count) bytes of binary data>"
         }
         return prefix + excerpt.text + (excerpt.isTruncated || body.count > 2000 ? "… (\(body.count) bytes)" : "")
+    }
+
+    /// `redaction`, also hiding the credentials of the URL's user info: a server that echoes the
+    /// request URL (or the Basic credential built from it) in its body.
+    func hidingItsURLsCredentials(_ redaction: Redaction) -> Redaction {
+        url.map { redaction.hidingCredentials(ofURL: $0.absoluteString) } ?? redaction
     }
 
     func redactedURL(_ redaction: Redaction) -> String {

@@ -29,6 +29,15 @@ extension Redaction {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// This redaction, also hiding the credentials of `url`'s user info wherever they appear (a
+    /// server's echo of the URL in a body, the password repeated in the query); itself when the URL
+    /// has none or there are no name rules.
+    package func hidingCredentials(ofURL url: String) -> Redaction {
+        guard !nameRules.isEmpty else { return self }
+        let credentials = Self.userInfoCredentials(ofURL: url)
+        return credentials.isEmpty ? self : hiding(credentials)
+    }
+
     /// The credentials the user info of `url` carries, in every form they travel in: the password
     /// (or the lone user name), as written and percent-decoded, and the Basic credential
     /// URLSession sends for it (base64 of `user:password`). `user:password` itself is left out: the

@@ -138,15 +138,16 @@ public struct Redaction: Sendable {
     /// password of its user info hidden (`https://user:REDACTED@host`; a user info without a
     /// password is hidden whole), and secrets removed from every part, path included.
     public func redacted(url: String) -> String {
-        var text = url
-        if !nameRules.isEmpty {
-            let parts = Self.parts(ofURL: url)
-            text = String(parts.base) + (parts.query.map { "?" + redactingParameters($0) } ?? "")
-            if let fragment = parts.fragment {
-                text += "#" + (fragment.contains("=") ? redactingParameters(fragment) : String(fragment))
-            }
+        guard !nameRules.isEmpty else { return finishing(url) }
+        // The password is hidden wherever else the URL repeats it (`?token=` the same value): the
+        // same URL then redacts alike whether or not the request around it was seen.
+        let redaction = hidingCredentials(ofURL: url)
+        let parts = Self.parts(ofURL: url)
+        var text = String(parts.base) + (parts.query.map { "?" + redaction.redactingParameters($0) } ?? "")
+        if let fragment = parts.fragment {
+            text += "#" + (fragment.contains("=") ? redaction.redactingParameters(fragment) : String(fragment))
         }
-        return finishing(text)
+        return redaction.finishing(text)
     }
 
     /// The URL, redacted; `nil` stays `nil`.

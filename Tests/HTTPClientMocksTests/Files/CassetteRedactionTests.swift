@@ -92,6 +92,17 @@ struct CassetteRedactionTests {
         #expect(try await replay.get(testURL("http://alice:pa55-w0rd@h/echo")).statusCode == 200)
     }
 
+    @Test(arguments: ["https://ada:pa55-w0rd@h/x?token=pa55-w0rd", "https://ada:pa55-w0rd@h/x/pa55-w0rd"])
+    func aURLThatRepeatsItsPasswordReplaysAfterRedaction(recorded: String) async throws {
+        upstream.stubs.stub(.prefix("/x")).respond(.text("ok"))
+        let url = testURL(recorded)
+        _ = try await record(.standard).get(url)
+        let written = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        #expect(!written.contains("pa55-w0rd"))
+        let replay = HTTPClient(session: try CassetteSession(file: file, mode: .none, reporting: .disabled))
+        #expect(try await replay.get(url).text == "ok")
+    }
+
     @Test func aCompressedBodyThatCouldHideASecretIsNotWritten() async throws {
         let api = upstream.stubs
         api.stub(.get, "/gz").respond(.status(200, headers: ["Content-Encoding": "gzip"], body: Data([0x1F, 0x8B, 0x08, 0x00, 0x01])))
