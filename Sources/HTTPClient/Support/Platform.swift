@@ -95,17 +95,3 @@ package let suspendingADataTaskPausesIt = false
 #else
 package let suspendingADataTaskPausesIt = true
 #endif
-
-/// Whether a download task that fails or is cancelled removes the partial file it was writing.
-///
-/// Apple's Foundation does. corelibs writes a download task's body to `<UUID>.tmp` in
-/// `NSTemporaryDirectory()` and removes it on no failure path: measured here against a loopback
-/// server, a body cut short (a declared `Content-Length` of 1000 and 10 bytes sent) and a
-/// cancelled download each left their partial file behind, with or without a delegate. So on
-/// Linux `URLSession`'s `download(for:)` and `download(for:progress:)` write ``URLSessionProtocol/chunks(for:)``
-/// to a file of their own, which they remove when the body does not arrive whole.
-#if canImport(FoundationNetworking)
-package let aFailedDownloadTaskRemovesItsFile = false
-#else
-package let aFailedDownloadTaskRemovesItsFile = true
-#endif

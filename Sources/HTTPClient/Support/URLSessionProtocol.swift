@@ -54,8 +54,7 @@ public protocol URLSessionProtocol: Sendable {
     /// without holding it in memory, reporting progress as it is written.
     ///
     /// The default implementation writes ``chunks(for:)`` to the file; `URLSession` runs a
-    /// download task on Apple platforms and does as the default on Linux. A body that does not
-    /// arrive whole is an error and leaves no file.
+    /// download task.
     func download(for request: URLRequest, progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> (URL, URLResponse)
 
     /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is
@@ -150,14 +149,6 @@ extension URLSessionProtocol {
     public func download(
         for request: URLRequest, progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> (URL, URLResponse) {
-        try await downloadChunks(for: request, progress: progress)
-    }
-
-    /// The default ``download(for:progress:)``, also `URLSession`'s where its download tasks
-    /// leave partial files behind (see `aFailedDownloadTaskRemovesItsFile`).
-    func downloadChunks(
-        for request: URLRequest, progress: @escaping @Sendable (TransferProgress) -> Void
-    ) async throws -> (URL, URLResponse) {
         let (chunks, response) = try await chunks(for: request)
         let file = Self.newDownloadFile()
         guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
@@ -243,12 +234,9 @@ extension URLSession: URLSessionProtocol {
         try await upload(for: request, fromFile: fileURL) { copy in try await upload(for: request, fromFile: copy, delegate: nil) }
     }
 
-    /// `URLSession`'s own `download(for:delegate:)`; on Linux, whose download tasks leave a
-    /// partial file behind when they fail or are cancelled, the body written from
-    /// ``chunks(for:)`` to a file that is removed then.
+    /// `URLSession`'s own `download(for:delegate:)`.
     public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
-        guard aFailedDownloadTaskRemovesItsFile else { return try await downloadChunks(for: request) { _ in } }
-        return try await download(for: request, delegate: nil)
+        try await download(for: request, delegate: nil)
     }
 
     /// Runs `request` on a companion session with the same configuration and a delegate that
@@ -260,12 +248,10 @@ extension URLSession: URLSessionProtocol {
         return try await delegate.chunks(for: request, on: session)
     }
 
-    /// A download task on the companion session: the body goes to disk as it arrives. On
-    /// Linux, as ``download(for:)``, ``chunks(for:)`` written to a file of this package's.
+    /// A download task on the companion session: the body goes to disk as it arrives.
     public func download(
         for request: URLRequest, progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> (URL, URLResponse) {
-        guard aFailedDownloadTaskRemovesItsFile else { return try await downloadChunks(for: request, progress: progress) }
         let (session, delegate) = CompanionSessions.shared.companion(of: self)
         return try await delegate.download(for: request, on: session, progress: progress)
     }
