@@ -13,6 +13,7 @@ import NIOPosix
 /// | `/status/{code}` | that status, with a JSON body naming it |
 /// | `/no-content`, `/empty` | 204; 200 with `Content-Length: 0` |
 /// | `/bytes/{n}` | `n` bytes, byte `i` being `i % 251` |
+/// | `/cut/{n}` | `Content-Length: n`, the first 10 bytes of `/bytes/{n}`, then the connection closed |
 /// | `/chunked/{n}` | `n` lines sent as separate chunks (no `Content-Length`) |
 /// | `/events/{n}` | `text/event-stream`: `n` events 10 ms apart (`id: i`, `data: event i`); `0` sends until the client goes (``eventStreams`` counts them) |
 /// | `/stamped-events/{n}` | the same, each event's data the uptime in nanoseconds when it was written (for hand-off latency) |
@@ -125,6 +126,8 @@ final class RouteHandler: ChannelInboundHandler {
             respond(context, status: 200, body: ByteBuffer())
         case (_, "bytes", let count?):
             sendPattern(context, count: Int(count) ?? 0)
+        case (_, "cut", let count?):
+            sendCutShort(context, declaring: Int(count) ?? 0)
         case (_, "chunked", let count?):
             sendChunks(context, count: Int(count) ?? 0)
         case (_, "events", let count?), (_, "stamped-events", let count?):
@@ -206,6 +209,18 @@ final class RouteHandler: ChannelInboundHandler {
         }
     }
 
+    /// A body that ends before its declared length: 10 bytes of the pattern, then the
+    /// connection closes.
+    private func sendCutShort(_ context: ChannelHandlerContext, declaring count: Int) {
+        var fields = HTTPHeaders([("Content-Type", "application/octet-stream")])
+        fields.add(name: "Content-Length", value: String(count))
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: fields))), promise: nil)
+        let sent = ByteBuffer(bytes: Self.patternRun[0..<min(10, count)])
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(sent)))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
     private static let patternRun: [UInt8] = (0..<((1 << 20) + 251)).map(patternByte)
 
     private func sendChunks(_ context: ChannelHandlerContext, count: Int) {
@@ -251,6 +266,7 @@ public final class EventStreamLog: Sendable {
         var started = 0
         var ended = 0
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var startWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = NIOLockedValueBox(State())
@@ -259,7 +275,26 @@ public final class EventStreamLog: Sendable {
     public var ended: Int { state.withLockedValue { $0.ended } }
 
     func noteStarted() {
-        state.withLockedValue { $0.started += 1 }
+        let ready = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            state.started += 1
+            let started = state.started
+            let ready = state.startWaiters.filter { $0.count <= started }.map(\.continuation)
+            state.startWaiters.removeAll { $0.count <= started }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    /// Returns once `count` streams have started (their head is on its way to the client).
+    public func waitUntilStarted(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLockedValue { state -> Bool in
+                if state.started >= count { return true }
+                state.startWaiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     func noteEnded() {
