@@ -74,6 +74,10 @@ extension ServerSuites {
             } when: {
                 sessionKeepsFailedDownloads
             }
+            // What this test's download left is removed, so that runs do not pile files up.
+            for name in added {
+                try? FileManager.default.removeItem(atPath: (NSTemporaryDirectory() as NSString).appendingPathComponent(name))
+            }
         }
 
         /// `handler` when the download reports progress, else none.
