@@ -260,59 +260,50 @@ final class RouteHandler: ChannelInboundHandler {
     }
 }
 
-/// Counts the event streams a server started and ended, and lets a test wait for an end.
+/// Counts the event streams a server started and ended, and lets a test wait for either.
 public final class EventStreamLog: Sendable {
+    private let startedStreams = Tally()
+    private let endedStreams = Tally()
+
+    public var started: Int { startedStreams.count }
+    public var ended: Int { endedStreams.count }
+
+    func noteStarted() { startedStreams.increment() }
+    func noteEnded() { endedStreams.increment() }
+
+    /// Returns once `count` streams have started (their head is on its way to the client).
+    public func waitUntilStarted(_ count: Int) async { await startedStreams.wait(until: count) }
+
+    /// Returns once `count` streams have ended.
+    public func waitUntilEnded(_ count: Int) async { await endedStreams.wait(until: count) }
+}
+
+/// A count that only grows, and the tasks waiting for it to reach a number.
+private final class Tally: Sendable {
     private struct State {
-        var started = 0
-        var ended = 0
+        var count = 0
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-        var startWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = NIOLockedValueBox(State())
 
-    public var started: Int { state.withLockedValue { $0.started } }
-    public var ended: Int { state.withLockedValue { $0.ended } }
+    var count: Int { state.withLockedValue { $0.count } }
 
-    func noteStarted() {
+    func increment() {
         let ready = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            state.started += 1
-            let started = state.started
-            let ready = state.startWaiters.filter { $0.count <= started }.map(\.continuation)
-            state.startWaiters.removeAll { $0.count <= started }
+            state.count += 1
+            let count = state.count
+            let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
+            state.waiters.removeAll { $0.count <= count }
             return ready
         }
         for continuation in ready { continuation.resume() }
     }
 
-    /// Returns once `count` streams have started (their head is on its way to the client).
-    public func waitUntilStarted(_ count: Int) async {
+    func wait(until count: Int) async {
         await withCheckedContinuation { continuation in
             let now = state.withLockedValue { state -> Bool in
-                if state.started >= count { return true }
-                state.startWaiters.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    func noteEnded() {
-        let ready = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            state.ended += 1
-            let ended = state.ended
-            let ready = state.waiters.filter { $0.count <= ended }.map(\.continuation)
-            state.waiters.removeAll { $0.count <= ended }
-            return ready
-        }
-        for continuation in ready { continuation.resume() }
-    }
-
-    /// Returns once `count` streams have ended.
-    public func waitUntilEnded(_ count: Int) async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLockedValue { state -> Bool in
-                if state.ended >= count { return true }
+                if state.count >= count { return true }
                 state.waiters.append((count, continuation))
                 return false
             }
