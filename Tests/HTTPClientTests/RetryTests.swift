@@ -14,15 +14,14 @@ struct RetryTests {
         HTTPClient(session: session, retryPolicy: policy ?? self.policy, scheduler: scheduler)
     }
 
-    @Test func failTwiceThenSucceedTakesNoWallTimeAndRecordsTheDelays() async throws {
+    /// The waits go to the injected scheduler (which records them and returns at once), so
+    /// the test spends no wall time on them.
+    @Test func failTwiceThenSucceedWaitsThroughTheSchedulerAndRecordsTheDelays() async throws {
         session.enqueue(.status(503), .status(503), .text("ok"))
-        let clock = ContinuousClock()
-        let start = clock.now
         let response = try await client().get(url("https://h/x"))
         #expect(response.text == "ok")
         #expect(session.requests.count == 3)
         #expect(scheduler.delays == [0.5, 1.0])
-        #expect(clock.now - start < .seconds(1))
     }
 
     @Test func stopsAfterTheMaximumAttemptsWithTheLastError() async {
