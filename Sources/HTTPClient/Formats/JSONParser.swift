@@ -1,53 +1,25 @@
 import Foundation
 
-/// Why a text is not JSON, and the byte offset where that was found.
-struct JSONSyntaxError: Error, CustomStringConvertible {
-    let offset: Int
-    let reason: String
-    var description: String { "invalid JSON at byte \(offset): \(reason)" }
-}
-
-/// What a ``JSONParser`` builds from the values it reads: a ``JSONValue``, a bencoded fixture
-/// name, or nothing (checking only).
-protocol JSONBuilder {
-    associatedtype Value
-    associatedtype Items
-    associatedtype Members
-    /// Whether the parser must make `String`s of string tokens (checking alone does not).
-    static var needsStrings: Bool { get }
-
-    mutating func null() -> Value
-    mutating func bool(_ value: Bool) -> Value
-    mutating func integer(_ value: Int64) -> Value
-    mutating func number(_ value: Double) -> Value
-    mutating func string(_ value: String) -> Value
-    func makeItems() -> Items
-    /// Returns `false` when no later item can change the array's value: the parser then only
-    /// checks the rest, building nothing.
-    mutating func append(_ value: Value, to items: inout Items) -> Bool
-    mutating func array(_ items: Items) -> Value
-    func makeMembers() -> Members
-    mutating func set(_ name: String, _ value: Value, in members: inout Members)
-    mutating func object(_ members: Members) -> Value
-}
+// Written here, not taken from Foundation: the package has no dependencies, and `JSONDecoder`
+// cannot walk a body without building it (see ``JSONParser``).
 
 /// Parses RFC 8259 JSON in one pass over the bytes, handing what it reads to a builder.
 ///
 /// `JSONDecoder` decodes a `JSONValue` by trying each type in turn and catching the errors,
 /// which reads about 5 MB a second; this reads the bytes once. Nesting is limited, so a body of
 /// ten thousand `[` cannot exhaust the stack.
-struct JSONParser<Builder: JSONBuilder> {
-    typealias Failure = JSONSyntaxError
+package struct JSONParser<Builder: JSONBuilder> {
+    package typealias Failure = JSONSyntaxError
 
     static var maximumDepth: Int { 512 }
 
-    // Internal, not private: `JSONParser+Containment.swift` walks the same bytes.
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
+    // Package, not private: the stubs' `JSONParser+Containment.swift` walks the same bytes.
+    package let bytes: UnsafeBufferPointer<UInt8>
+    package var index = 0
     var depth = 0
     private var builder: Builder
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, builder: Builder, index: Int = 0, depth: Int = 0) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, builder: Builder, index: Int = 0, depth: Int = 0) {
         self.bytes = bytes
         self.builder = builder
         self.index = index
@@ -55,7 +27,7 @@ struct JSONParser<Builder: JSONBuilder> {
     }
 
     /// Parses `data`: one value, surrounded by optional whitespace.
-    static func parse(_ data: Data, with builder: Builder) throws(Failure) -> Builder.Value {
+    package static func parse(_ data: Data, with builder: Builder) throws(Failure) -> Builder.Value {
         let result: Result<Builder.Value, Failure> = data.withUnsafeBytes { raw in
             var parser = JSONParser(raw.bindMemory(to: UInt8.self), builder: builder)
             do throws(Failure) {
@@ -73,7 +45,7 @@ struct JSONParser<Builder: JSONBuilder> {
 
     // MARK: Values
 
-    mutating func value() throws(Failure) -> Builder.Value {
+    package mutating func value() throws(Failure) -> Builder.Value {
         guard index < bytes.count else { throw failure("a value was expected") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try object()
@@ -120,7 +92,7 @@ struct JSONParser<Builder: JSONBuilder> {
     /// Reads the object at the current position: for each member, `member` is given its name,
     /// with the parser at its value, which `member` must read. Every way to read an object
     /// (building, checking, looking for members) goes through here.
-    mutating func readObject(_ member: (inout JSONParser, String) throws(Failure) -> Void) throws(Failure) {
+    package mutating func readObject(_ member: (inout JSONParser, String) throws(Failure) -> Void) throws(Failure) {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -153,7 +125,7 @@ struct JSONParser<Builder: JSONBuilder> {
 
     /// Reads the array at the current position: `item` is given each item's position (0 for
     /// the first), with the parser at the item, which `item` must read.
-    mutating func readArray(_ item: (inout JSONParser, Int) throws(Failure) -> Void) throws(Failure) {
+    package mutating func readArray(_ item: (inout JSONParser, Int) throws(Failure) -> Void) throws(Failure) {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -181,7 +153,7 @@ struct JSONParser<Builder: JSONBuilder> {
     }
 
     /// Reads one value, checking it without building it.
-    mutating func check() throws(Failure) {
+    package mutating func check() throws(Failure) {
         var checker = JSONParser<JSONChecker>(bytes, builder: JSONChecker(), index: index, depth: depth)
         _ = try checker.value()
         index = checker.index
@@ -334,7 +306,7 @@ struct JSONParser<Builder: JSONBuilder> {
 
     // MARK: Bytes
 
-    mutating func skipSpace() {
+    package mutating func skipSpace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -347,41 +319,5 @@ struct JSONParser<Builder: JSONBuilder> {
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-    func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
-}
-
-/// Builds nothing: the parser only checks the text.
-struct JSONChecker: JSONBuilder {
-    static var needsStrings: Bool { false }
-    func null() {}
-    func bool(_ value: Bool) {}
-    func integer(_ value: Int64) {}
-    func number(_ value: Double) {}
-    func string(_ value: String) {}
-    func makeItems() {}
-    func append(_ value: Void, to items: inout Void) -> Bool { true }
-    func array(_ items: Void) {}
-    func makeMembers() {}
-    func set(_ name: String, _ value: Void, in members: inout Void) {}
-    func object(_ members: Void) {}
-}
-
-/// Builds a ``JSONValue``.
-struct JSONValueBuilder: JSONBuilder {
-    static var needsStrings: Bool { true }
-    func null() -> JSONValue { .null }
-    func bool(_ value: Bool) -> JSONValue { .bool(value) }
-    func integer(_ value: Int64) -> JSONValue { .integer(value) }
-    func number(_ value: Double) -> JSONValue { .number(value) }
-    func string(_ value: String) -> JSONValue { .string(value) }
-    func makeItems() -> [JSONValue] { [] }
-    func append(_ value: JSONValue, to items: inout [JSONValue]) -> Bool {
-        items.append(value)
-        return true
-    }
-    func array(_ items: [JSONValue]) -> JSONValue { .array(items) }
-    func makeMembers() -> [String: JSONValue] { [:] }
-    /// A repeated name keeps its last value, as `JSONDecoder` and `JSONSerialization` do.
-    func set(_ name: String, _ value: JSONValue, in members: inout [String: JSONValue]) { members[name] = value }
-    func object(_ members: [String: JSONValue]) -> JSONValue { .object(members) }
+    package func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
 }

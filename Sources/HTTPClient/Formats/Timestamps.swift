@@ -1,5 +1,7 @@
 import Foundation
 
+// Written here, not taken from Foundation: `DateFormatter` and `ISO8601DateFormatter` parse through ICU (see below).
+
 /// Dates written by servers and tools (`Retry-After`, `Date`, HAR timestamps), parsed by hand: strict, allocation-light, and never
 /// through ICU, whose date parser a hostile value crashed (a floating-point exception inside
 /// `SimpleDateFormat::subParse`, found by fuzzing HAR timestamps on Linux).

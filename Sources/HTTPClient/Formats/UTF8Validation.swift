@@ -1,5 +1,7 @@
 import Foundation
 
+// Written here, not taken from Foundation: Foundation has no way to validate UTF-8 without copying.
+
 /// Whether bytes are well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
 /// above U+10FFFF), checked in place: `String(data:encoding:)` would copy the bytes to find out.
 package enum UTF8Validation {

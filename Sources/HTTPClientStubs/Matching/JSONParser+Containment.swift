@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 
 extension JSONParser where Builder == JSONValueBuilder {
     /// Whether `data` is JSON that contains `expected` (``JSONValue/contains(_:)``), decided in

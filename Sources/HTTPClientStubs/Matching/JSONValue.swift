@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 
 /// A parsed JSON document, for comparing bodies regardless of key order and formatting.
 public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
