@@ -1,0 +1,230 @@
+import Foundation
+import HTTPClient
+
+// MARK: - Built-in matchers
+
+extension RequestMatcher {
+    /// The method, such as `.get`.
+    public static func method(_ method: HTTPMethod) -> RequestMatcher {
+        RequestMatcher(Condition("method \(method)", read: \.method, accepts: { $0 == method }, reason: { "method \($0) != \(method)" }))
+    }
+
+    /// The URL scheme, case-insensitively.
+    public static func scheme(_ scheme: String) -> RequestMatcher {
+        RequestMatcher(
+            Condition(
+                "scheme \(scheme)", read: \.scheme, accepts: { $0.caseInsensitiveEquals(scheme) },
+                reason: { "scheme \($0) != \(scheme)" }))
+    }
+
+    /// The host, case-insensitively (and the port, when `host` is written `name:port`).
+    public static func host(_ host: String) -> RequestMatcher {
+        // Decided once: whether the expected host names a port (`name:port`, `[::1]:8080`; the
+        // colons inside an IPv6 literal's brackets are not one).
+        let afterLiteral = host.utf8.lastIndex(of: UInt8(ascii: "]")) ?? host.utf8.startIndex
+        let withPort = host.utf8[afterLiteral...].contains(UInt8(ascii: ":"))
+        return RequestMatcher(
+            Condition(
+                "host \(host)", read: { withPort ? $0.authority : $0.hostName }, accepts: { $0.caseInsensitiveEquals(host) },
+                reason: { "host \($0) != \(host)" }))
+    }
+
+    /// The whole URL, as written (`"https://cdn.example/logo.png"`); with `ignoringQuery`, the
+    /// query (and fragment) of the request and of `url` are left out of the comparison.
+    public static func url(_ url: String, ignoringQuery: Bool = false) -> RequestMatcher {
+        let expected = ignoringQuery ? withoutQuery(url) : url
+        let actual: @Sendable (RecordedRequest) -> String = { request in
+            ignoringQuery ? withoutQuery(request.url.absoluteString) : request.url.absoluteString
+        }
+        return RequestMatcher(
+            Condition(
+                ignoringQuery ? "URL \(expected) (any query)" : "URL \(url)", read: actual, accepts: { $0 == expected },
+                reason: { "URL \($0) != \(expected)" }))
+    }
+
+    private static func withoutQuery(_ url: String) -> String {
+        url.firstIndex { $0 == "?" || $0 == "#" }.map { String(url[..<$0]) } ?? url
+    }
+
+    /// The percent-decoded path: exact, `.prefix("/v2")`, or a template `"/users/{id}"`.
+    public static func path(_ pattern: PathPattern) -> RequestMatcher {
+        RequestMatcher(
+            Condition(
+                "path \(pattern)", read: \.path, verdict: { path in pattern.match(path).map { Captures(pathParameters: $0) } },
+                reason: { "path \($0) != \(pattern)" }, nearness: { sharedPrefixRatio($0, pattern.description) }))
+    }
+
+    /// Query items present with these values, in any order; other items are allowed.
+    public static func query(_ items: [String: String]) -> RequestMatcher {
+        let expected = items.sorted { $0.key < $1.key }
+        let missing: @Sendable ([URLQueryItem]) -> [(key: String, value: String)] = { actual in
+            expected.filter { name, value in !actual.contains { $0.name == name && ($0.value ?? "") == value } }
+        }
+        // Filed under its first item (a registry then finds it by that item's value); the test
+        // still checks them all.
+        return RequestMatcher(
+            Condition(
+                "query contains \(format(items))", read: \.queryItems, accepts: { missing($0).isEmpty },
+                reason: { actual in "query \(format(actual)) lacks \(format(Dictionary(uniqueKeysWithValues: missing(actual))))" },
+                requires: expected.first.map { RequiredValue(field: .queryItem($0.key), value: $0.value) }))
+    }
+
+    /// Exactly these query items, in any order (repeated names must repeat).
+    public static func queryExactly(_ items: [URLQueryItem]) -> RequestMatcher {
+        let expected = queryKey(items)
+        // The key is made from the items and cached beside them: reading both costs one parse.
+        return RequestMatcher(
+            Condition(
+                "query exactly \(format(items))", read: { (key: $0.queryKey, items: $0.queryItems) },
+                accepts: { $0.key == expected }, reason: { "query \(format($0.items)) != \(format(items))" }))
+    }
+
+    /// The query as the registry indexes it: `name=value` items, sorted, joined by `&` (so the
+    /// order of a query does not matter and repeated names count).
+    static func queryKey(_ items: [URLQueryItem]) -> String {
+        items.map { "\($0.name)=\($0.value ?? "")" }.sorted().joined(separator: "&")
+    }
+
+    /// Exactly these query items (each name once), in any order.
+    public static func queryExactly(_ items: [String: String]) -> RequestMatcher {
+        queryExactly(items.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) })
+    }
+
+    /// A header is present (name case-insensitive), with `value` if given.
+    public static func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
+        let lowercasedName = name.asciiLowercased
+        return RequestMatcher(
+            Condition(
+                value.map { "header \(name): \($0)" } ?? "header \(name)",
+                read: { $0.headerValue(lowercasedName: lowercasedName) },
+                accepts: { actual in actual != nil && (value == nil || actual == value) },
+                reason: { actual in
+                    guard let actual else { return "header \(name) is missing" }
+                    let redaction = Redaction.standard
+                    let expected = redaction.redacted(header: name, value: value ?? "")
+                    return "header \(name): \(redaction.redacted(header: name, value: actual)) != \(expected)"
+                }, requires: value.map { RequiredValue(field: .header(lowercasedName), value: $0) }))
+    }
+
+    /// All these headers are present with these values (names case-insensitive).
+    public static func headers(_ headers: [String: String]) -> RequestMatcher {
+        let matchers = headers.sorted { $0.key < $1.key }.map { header($0.key, $0.value) }
+        return RequestMatcher(.all(matchers.map(\.node)))
+    }
+
+    /// The body is exactly these bytes.
+    public static func body(_ data: Data) -> RequestMatcher {
+        bodyCondition(
+            "body of \(data.count) bytes", read: \.body, accepts: { $0 == data }, reason: { "body \(excerpt($0)) != \(excerpt(data))" })
+    }
+
+    /// The body is exactly this UTF-8 text.
+    public static func body(_ text: String) -> RequestMatcher {
+        let data = Data(text.utf8)
+        return bodyCondition(
+            "body \(excerpt(data))", read: \.body, accepts: { $0 == data }, reason: { "body \(excerpt($0)) != \(excerpt(data))" })
+    }
+
+    /// The body is JSON equal to `expected` (key order and formatting ignored).
+    public static func jsonBody(_ expected: JSONValue) -> RequestMatcher {
+        bodyCondition(
+            "JSON body \(expected)", read: { (body: $0.body, json: $0.json) }, accepts: { $0.json == expected },
+            reason: { actual in
+                guard let json = actual.json else { return "body \(excerpt(actual.body)) is not JSON" }
+                return "JSON body \(json) != \(expected)"
+            })
+    }
+
+    /// The body is JSON equal to `expected` encoded with `JSONEncoder`.
+    public static func jsonBody(_ expected: some Encodable) -> RequestMatcher {
+        guard let value = try? JSONValue(encoding: expected) else {
+            return RequestMatcher("JSON body (unencodable)") { _ in "the expected JSON body could not be encoded" }
+        }
+        return jsonBody(value)
+    }
+
+    /// The body is JSON equal to this JSON text: `.jsonBody(raw: #"{"name":"Ada"}"#)`.
+    public static func jsonBody(raw: String) -> RequestMatcher {
+        guard let value = try? JSONValue(parsing: Data(raw.utf8)) else {
+            return RequestMatcher("JSON body (invalid)") { _ in "the expected JSON body \(raw) is not valid JSON" }
+        }
+        return jsonBody(value)
+    }
+
+    /// The body is JSON that contains `expected` (objects may have extra keys).
+    public static func jsonBody(containing expected: JSONValue) -> RequestMatcher {
+        // The value read is the request itself: the verdict walks the body without building
+        // it (see `RecordedRequest.jsonContains`), and only a report parses it to quote it.
+        bodyCondition(
+            "JSON body containing \(expected)", read: { $0 }, accepts: { $0.jsonContains(expected) },
+            reason: { request in
+                guard let actual = request.json else { return "body \(excerpt(request.body)) is not JSON" }
+                return "JSON body \(actual) does not contain \(expected)"
+            })
+    }
+
+    /// The body is JSON that contains `expected` encoded with `JSONEncoder`.
+    public static func jsonBody(containing expected: some Encodable) -> RequestMatcher {
+        guard let value = try? JSONValue(encoding: expected) else {
+            return RequestMatcher("JSON body (unencodable)") { _ in "the expected JSON body could not be encoded" }
+        }
+        return jsonBody(containing: value)
+    }
+
+    /// The body is a URL-encoded form with these fields (others allowed).
+    public static func formBody(_ fields: [String: String]) -> RequestMatcher {
+        bodyCondition(
+            "form fields \(format(fields))", read: \.formFields, accepts: { actual in fields.allSatisfy { actual[$0.key] == $0.value } },
+            reason: { actual in "form fields \(format(actual)) lack \(format(fields.filter { actual[$0.key] != $0.value }))" })
+    }
+
+    /// Any condition of your own, named for reports.
+    public static func custom(
+        _ description: String, _ predicate: @escaping @Sendable (RecordedRequest) -> Bool
+    ) -> RequestMatcher {
+        RequestMatcher(Condition(description, read: predicate, accepts: { $0 }, reason: { _ in "\(description) is false" }))
+    }
+
+    /// A condition on the body, which fails with the reason when the transport never saw the
+    /// body (see ``RecordedRequest/isBodyHidden``).
+    private static func bodyCondition<Value>(
+        _ description: String, read: @escaping @Sendable (RecordedRequest) -> Value,
+        accepts: @escaping @Sendable (Value) -> Bool, reason: @escaping @Sendable (Value) -> String
+    ) -> RequestMatcher {
+        // `nil`: the transport never saw the body, so there is nothing to read.
+        RequestMatcher(
+            Condition(
+                description, read: { $0.isBodyHidden ? nil : read($0) }, accepts: { $0.map(accepts) ?? false },
+                reason: { value in
+                    guard let value else {
+                        return "the body of this upload task never reached the stub: URLSession keeps an upload's body from "
+                            + "URLProtocols; use MockURLSession, or a data task with httpBody"
+                    }
+                    return reason(value)
+                }))
+    }
+
+    /// The length of the common prefix over the longer length: `/users/2` is nearer to
+    /// `/users/1` (7/8) than to `/users/{id}/avatar` (7/18).
+    static func sharedPrefixRatio(_ a: String, _ b: String) -> Double {
+        let longest = max(a.count, b.count)
+        guard longest > 0 else { return 1 }
+        return Double(zip(a, b).prefix { $0 == $1 }.count) / Double(longest)
+    }
+
+    // MARK: Formatting for reasons
+
+    static func format(_ items: [String: String]) -> String {
+        "{" + items.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + "}"
+    }
+
+    static func format(_ items: [URLQueryItem]) -> String {
+        "{" + items.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: ", ") + "}"
+    }
+
+    static func excerpt(_ data: Data) -> String {
+        guard !data.isEmpty else { return "(empty)" }
+        guard let text = TextExcerpt(data, limit: 120) else { return "<\(data.count) bytes>" }
+        return "\"" + text.text + (text.isTruncated ? "…" : "") + "\""
+    }
+}
