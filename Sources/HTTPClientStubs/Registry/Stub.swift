@@ -43,7 +43,7 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// Where the stub was declared, for reports.
     public let location: CallSite
     /// `METHOD path` for stubs the registry can look up without scanning.
-    let indexKey: StubIndexKey?
+    let indexKey: StubIndex.Key?
     /// How many of the matcher's first conditions the index key already guarantees (its
     /// method, and its path when the path is exact): routing skips them, reports show them.
     let conditionsDecidedByIndex: Int
@@ -51,7 +51,7 @@ public final class Stub: Sendable, CustomStringConvertible {
     private let arrivals = Milestones()
     private let deliveries = Milestones()
 
-    init(id: Int, matcher: RequestMatcher, indexKey: StubIndexKey?, conditionsDecidedByIndex: Int = 0, location: CallSite) {
+    init(id: Int, matcher: RequestMatcher, indexKey: StubIndex.Key?, conditionsDecidedByIndex: Int = 0, location: CallSite) {
         self.id = id
         self.indexKey = indexKey
         self.conditionsDecidedByIndex = conditionsDecidedByIndex

@@ -31,15 +31,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     private struct State {
         var nextID = 0
         var stubs: [Stub] = []
-        /// Stubs found without scanning, in registration order: by method (or any) and the
-        /// exact path with its exact query, the exact path, or the leading segments a template
-        /// or prefix fixes (see `StubIndexKey`).
-        var indexed: [StubIndexKey: StubBucket] = [:]
-        /// How many of those buckets are by exact query: only then is a request's query parsed
-        /// to find its bucket.
-        var queryBuckets = 0
-        /// Every other stub, in registration order.
-        var scanned = StubBucket()
+        /// Where `stubs` are filed, so a request is tried only against those that could match.
+        var index = StubIndex()
         var requests: [RecordedRequest] = []
         var unmatched: [UnmatchedRequestReport] = []
         /// The lowest-priority answers, tried oldest first once no other stub matched: a
@@ -62,8 +55,6 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     let reporting: FailureReporting
     let createdInSwiftTesting: Bool
     private let state = Locked(State())
-    /// The leading segments templates and prefixes are filed under, by number.
-    private let leadingSegments = LeadingSegmentIndex()
 
     /// Creates an empty registry.
     ///
@@ -132,39 +123,27 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         where matcher: RequestMatcher,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Stub {
-        register(matcher, indexKey: nil, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        register(matcher, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// Method, path and further conditions; indexed under `METHOD path` when the path is exact.
+    /// Method, path and further conditions; filed under the route the index finds for them.
     private func register(_ method: HTTPMethod?, _ target: StubTarget, site: CallSite) -> Stub {
-        let path = target.path
-        let all = (method.map { [RequestMatcher.method($0)] } ?? []) + [.path(path)] + target.otherConditions
+        let all = (method.map { [RequestMatcher.method($0)] } ?? []) + [.path(target.path)] + target.otherConditions
         let matcher = all.dropFirst().reduce(all[0], &&)
-        // A full URL with a query is filed under its exact query: a thousand query variants of
-        // one path are a thousand buckets, not one bucket scanned newest first.
-        let key =
-            path.exactPath.map { exact in
-                target.queryKey.map { StubIndexKey(method: method, route: .pathAndQuery(exact, $0)) }
-                    ?? StubIndexKey(method: method, route: .path(exact))
-            }
-            ?? path.fixedLeadingSegments.map { StubIndexKey(method: method, route: .leadingSegments(leadingSegments.number(of: $0))) }
-        // The key decides the method (it is part of the key), and the path when it is exact.
-        let decided = key == nil ? 0 : (method == nil ? 0 : 1) + (path.exactPath == nil ? 0 : 1)
-        return register(matcher, indexKey: key, conditionsDecidedByIndex: decided, site: site)
+        return register(matcher, placement: { $0.placement(of: method, target) }, site: site)
     }
 
-    private func register(_ matcher: RequestMatcher, indexKey: StubIndexKey?, conditionsDecidedByIndex: Int = 0, site: CallSite) -> Stub {
+    /// `placement`: where the index files the stub; a stub of `stub(where:)` is scanned.
+    private func register(
+        _ matcher: RequestMatcher, placement: (inout StubIndex) -> (key: StubIndex.Key?, conditionsDecided: Int) = { _ in (nil, 0) },
+        site: CallSite
+    ) -> Stub {
         state.withLock { state in
-            let stub = Stub(
-                id: state.nextID, matcher: matcher, indexKey: indexKey, conditionsDecidedByIndex: conditionsDecidedByIndex, location: site)
+            let (key, decided) = placement(&state.index)
+            let stub = Stub(id: state.nextID, matcher: matcher, indexKey: key, conditionsDecidedByIndex: decided, location: site)
             state.nextID += 1
             state.stubs.append(stub)
-            if let indexKey {
-                if indexKey.isByQuery, state.indexed[indexKey] == nil { state.queryBuckets += 1 }
-                state.indexed[indexKey, default: StubBucket()].insert(stub)
-            } else {
-                state.scanned.insert(stub)
-            }
+            state.index.insert(stub)
             // A condition added later (`matching(.header(...))`) may file it under a value.
             stub.whenConditionsChange { [weak self] stub in self?.refile(stub) }
             return stub
@@ -187,27 +166,14 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     public func remove(_ stub: Stub) {
         state.withLock { state in
             state.stubs.removeAll { $0 === stub }
-            state.scanned.remove(stub)
+            state.index.remove(stub)
             state.fallbacks.removeAll { $0 === stub }
-            if let key = stub.indexKey {
-                state.indexed[key]?.remove(stub)
-                if state.indexed[key]?.isEmpty == true {
-                    state.indexed[key] = nil
-                    if key.isByQuery { state.queryBuckets -= 1 }
-                }
-            }
         }
     }
 
     /// Files `stub` again after its conditions changed, if it is still registered.
     private func refile(_ stub: Stub) {
-        state.withLock { state in
-            if let key = stub.indexKey {
-                if state.indexed[key]?.remove(stub) == true { state.indexed[key]?.insert(stub) }
-            } else if state.scanned.remove(stub) {
-                state.scanned.insert(stub)
-            }
-        }
+        state.withLock { $0.index.refile(stub) }
     }
 
     /// Removes every stub, and forgets recorded requests and unmatched reports. The answers of
@@ -216,7 +182,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     public func reset() {
         let fallbacks = state.withLock { state in
             let fallbacks = state.fallbacks
-            state = State(nextID: state.nextID, fallbacks: fallbacks, passthrough: state.passthrough)
+            state = State(nextID: state.nextID, index: state.index.emptied, fallbacks: fallbacks, passthrough: state.passthrough)
             return fallbacks
         }
         for stub in fallbacks { stub.forgetCallsAndQueue() }
@@ -294,8 +260,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
             state.requests.append(request)
         }
         if let error = request.bodyStreamError { return .failed(error) }
-        let (indexed, scanned) = candidates(for: request)
-        if let (stub, response, matched) = claimNewestMatch(request, indexed: indexed, scanned: scanned) {
+        if let (stub, response, matched) = claimNewestMatch(request) {
             return .respond(response.resolved(for: matched), request: matched, stub: stub)
         }
         if let (stub, response, matched) = claimFallback(request) {
@@ -314,9 +279,8 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     /// The stub that would answer `request` now, without taking a response or recording a call.
     public func firstMatch(for request: RecordedRequest) -> Stub? {
-        let (indexed, scanned) = candidates(for: request)
         var found: Stub?
-        Self.forEachNewestFirst(indexed, scanned) { entry in
+        StubIndex.forEachNewestFirst(state.withLock { $0.index.candidates(for: request) }) { entry in
             guard entry.matcher.matches(request), !entry.stub.isExhausted else { return false }
             found = entry.stub
             return true
@@ -332,58 +296,19 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// The stubs that could match: those of the indexed buckets for the request's method, path,
-    /// query and leading segments (merged by id), and the unindexed ones; in either, only the stubs that
-    /// require no header or query value, or one the request carries.
-    private func candidates(for request: RecordedRequest) -> (indexed: [StubBucket.Entry], scanned: [StubBucket.Entry]) {
-        state.withLock { state in
-            let scanned = state.scanned.candidates(for: request)
-            guard !state.indexed.isEmpty else { return ([], scanned) }  // a session's own answers only
-            let keys = indexKeys(for: request, queryBuckets: state.queryBuckets)
-            return (StubBucket.merged(keys.compactMap { state.indexed[$0]?.candidates(for: request) }), scanned)
-        }
-    }
-
     /// The index keys looked up for `request`: how many does not depend on the path's length.
     package func indexKeyCount(for request: RecordedRequest) -> Int {
-        indexKeys(for: request, queryBuckets: state.withLock { $0.queryBuckets }).count
-    }
-
-    private func indexKeys(for request: RecordedRequest, queryBuckets: Int) -> [StubIndexKey] {
-        StubIndexKey.candidates(
-            method: request.method, path: request.path, leadingSegments: leadingSegments.numbers(in: request.path),
-            queryKey: queryBuckets > 0 ? request.queryKey : nil)
+        state.withLock { $0.index.keys(for: request).count }
     }
 
     /// Claims the newest stub that matches and is not exhausted.
-    private func claimNewestMatch(
-        _ request: RecordedRequest, indexed: [StubBucket.Entry], scanned: [StubBucket.Entry]
-    ) -> (Stub, MockResponse, RecordedRequest)? {
+    private func claimNewestMatch(_ request: RecordedRequest) -> (Stub, MockResponse, RecordedRequest)? {
         var claimed: (Stub, MockResponse, RecordedRequest)?
-        Self.forEachNewestFirst(indexed, scanned) { entry in
+        StubIndex.forEachNewestFirst(state.withLock { $0.index.candidates(for: request) }) { entry in
             guard let (response, matched) = entry.stub.claimIfMatching(request, using: entry.matcher) else { return false }
             claimed = (entry.stub, response, matched)
             return true
         }
         return claimed
-    }
-
-    /// Visits two id-ordered lists together, newest (highest id) first, until `body` returns true.
-    private static func forEachNewestFirst(
-        _ indexed: [StubBucket.Entry], _ scanned: [StubBucket.Entry], _ body: (StubBucket.Entry) -> Bool
-    ) {
-        var i = indexed.count - 1
-        var s = scanned.count - 1
-        while i >= 0 || s >= 0 {
-            let stub: StubBucket.Entry
-            if s < 0 || (i >= 0 && indexed[i].id > scanned[s].id) {
-                stub = indexed[i]
-                i -= 1
-            } else {
-                stub = scanned[s]
-                s -= 1
-            }
-            if body(stub) { return }
-        }
     }
 }
