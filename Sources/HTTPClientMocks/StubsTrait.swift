@@ -75,7 +75,7 @@ private final class TestScopedFailures: Sendable {
     }
 
     var reporting: FailureReporting {
-        .custom { [self] message, site in record(message, at: site) }
+        .forwarding { [self] message, site in record(message, at: site) }
     }
 
     private func record(_ message: String, at site: CallSite) {

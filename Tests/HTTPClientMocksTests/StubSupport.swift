@@ -24,7 +24,7 @@ func request(
 final class CollectedFailures: Sendable {
     let messages = Locked<[(message: String, site: CallSite)]>([])
     var reporting: FailureReporting {
-        .custom { [messages] message, site in messages.withLock { $0.append((message, site)) } }
+        .forwarding { [messages] message, site in messages.withLock { $0.append((message, site)) } }
     }
     var all: [String] { messages.current.map(\.message) }
 }

@@ -121,6 +121,11 @@ enum Targets {
         }
     }
 
+    /// Folders whose file names for a request the naming target checks; naming reads no file,
+    /// so any existing folder serves.
+    static let folder = try? FixtureFolder(directory: FileManager.default.temporaryDirectory)
+    static let folderWithWildcards = try? FixtureFolder(directory: FileManager.default.temporaryDirectory, wildcards: true)
+
     /// Fixture naming: method, then path and query, then (after a zero byte) the body. Every
     /// name fits a file system and holds no path separator.
     static func naming(_ data: Data) {
@@ -134,8 +139,10 @@ enum Targets {
         request.httpMethod = methods[Int(first) % methods.count]
         request.setValue(first & 0x80 == 0 ? "application/json" : "application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         request.httpBody = split < rest.endIndex ? Data(rest[rest.index(after: split)...]) : nil
-        for name in FixtureNaming.candidates(for: RecordedRequest(request), wildcards: first & 0x40 != 0) {
-            if name.utf8.count > FixtureNaming.maximumNameBytes { fail("a name of \(name.utf8.count) bytes") }
+        let folder = first & 0x40 != 0 ? folderWithWildcards : folder
+        for name in folder?.fileNames(for: RecordedRequest(request)) ?? [] {
+            // 255: the longest file name the usual file systems allow, extension included.
+            if name.utf8.count > 255 { fail("a name of \(name.utf8.count) bytes") }
             // By byte: a combining mark makes `/` part of a larger `Character`, which
             // `contains("/")` does not see.
             if name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ":") }) {

@@ -41,7 +41,7 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// Registration order in its registry: later stubs win over earlier ones.
     public let id: Int
     /// Where the stub was declared, for reports.
-    public let location: CallSite
+    package let location: CallSite
     /// `METHOD path` for stubs the registry can look up without scanning.
     let indexKey: StubIndex.Key?
     /// How many of the matcher's first conditions the index key already guarantees (its

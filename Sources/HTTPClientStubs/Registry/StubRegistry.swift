@@ -48,7 +48,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     /// where it was created.
     public let name: String
     /// Where the registry was created; unmatched requests are reported here.
-    public let location: CallSite
+    package let location: CallSite
     /// What reports hide: the request's credentials, in its URL, headers and body, and the
     /// values the rules hide wherever else they appear in the report.
     public let redaction: Redaction

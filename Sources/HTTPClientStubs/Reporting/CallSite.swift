@@ -2,18 +2,19 @@ import Foundation
 import HTTPClient
 
 /// A place in source code: where a registry or stub was created, or where a check was called.
-public struct CallSite: Sendable, CustomStringConvertible {
+/// Package, not public: users never make one; reports print it as `Module/File.swift:12`.
+package struct CallSite: Sendable, CustomStringConvertible {
     /// The `#fileID` of the call, as the compiler gave it.
-    public let fileIDString: StaticString
+    package let fileIDString: StaticString
     /// The `#filePath` of the call.
-    public let filePathString: StaticString
+    package let filePathString: StaticString
     /// The line.
-    public let line: Int
+    package let line: Int
     /// The column.
-    public let column: Int
+    package let column: Int
 
     /// A place, from the `#fileID`, `#filePath`, `#line` and `#column` of a call.
-    public init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
+    package init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
         fileIDString = fileID
         filePathString = filePath
         self.line = Int(line)
@@ -21,10 +22,10 @@ public struct CallSite: Sendable, CustomStringConvertible {
     }
 
     /// `Module/File.swift`.
-    public var fileID: String { "\(fileIDString)" }
+    package var fileID: String { "\(fileIDString)" }
     /// The full path of the source file.
-    public var filePath: String { "\(filePathString)" }
+    package var filePath: String { "\(filePathString)" }
 
     /// `Module/File.swift:12`.
-    public var description: String { "\(fileID):\(line)" }
+    package var description: String { "\(fileID):\(line)" }
 }

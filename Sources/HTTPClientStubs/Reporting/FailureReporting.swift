@@ -25,7 +25,16 @@ public struct FailureReporting: Sendable {
     public static let disabled = FailureReporting { _, _, _ in }
 
     /// Your own handler, for example to collect failures in a test of a test helper.
-    public static func custom(_ handler: @escaping @Sendable (_ message: String, _ site: CallSite) -> Void) -> FailureReporting {
+    ///
+    /// - Parameter handler: Given each failure's message, and where it belongs as
+    ///   `Module/File.swift:12` (the stub, registry or check it concerns).
+    public static func custom(_ handler: @escaping @Sendable (_ message: String, _ location: String) -> Void) -> FailureReporting {
+        FailureReporting { message, site, _ in handler(message, site.description) }
+    }
+
+    /// A handler given the whole call site, for reporters that record a failure at a source
+    /// location (the `.stubs` trait of `HTTPClientMocks`).
+    package static func forwarding(_ handler: @escaping @Sendable (_ message: String, _ site: CallSite) -> Void) -> FailureReporting {
         FailureReporting { message, site, _ in handler(message, site) }
     }
 

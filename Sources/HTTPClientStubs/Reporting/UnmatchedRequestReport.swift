@@ -6,33 +6,33 @@ import HTTPClient
 ///
 /// The text hides what the registry's ``StubRegistry/redaction`` hides, wherever it appears
 /// (the request, the reasons, the snippet, which keeps parameter names with placeholder
-/// values), and shows at most ``bodyLimit`` bytes of the body, with its full size.
+/// values), and shows at most 2 KB of the body, with its full size.
 public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
     /// One registered stub and why it did not match.
-    public struct Candidate: Sendable {
+    package struct Candidate: Sendable {
         /// The stub, as reports name it.
-        public let stub: String
+        package let stub: String
         /// Where the stub was declared.
-        public let location: CallSite
+        package let location: CallSite
         /// Why it did not match, one reason per failed condition.
-        public let reasons: [String]
+        package let reasons: [String]
         /// How near it came, 0...1 (the share of its conditions that passed).
-        public let closeness: Double
+        package let closeness: Double
     }
 
     /// The request no stub answered.
     public let request: RecordedRequest
     /// The registry that saw it.
     public let registryName: String
-    /// Every registered stub, closest first.
-    public let candidates: [Candidate]
+    /// Every registered stub, closest first (the report's ``description`` lists them).
+    package let candidates: [Candidate]
     /// Paste-ready Swift that stubs this request.
     public let snippet: String
 
     /// How many candidates the text shows; the rest are counted.
     static let shownCandidates = 5
     /// How much of the body the text and the snippet show.
-    public static let bodyLimit = 2048
+    package static let bodyLimit = 2048
     /// What the text hides: the registry's rules, and every value they hide in this request.
     private let redaction: Redaction
     /// The body as shown: redacted, at most ``bodyLimit`` bytes; `nil` when it is binary.
@@ -67,7 +67,7 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
 
     /// Where the stub closest to matching was declared, if any stub had something in common
     /// with the request: failures are reported there, next to what most likely needs fixing.
-    public var nearestStubLocation: CallSite? {
+    package var nearestStubLocation: CallSite? {
         candidates.first.flatMap { $0.closeness > 0 ? $0.location : nil }
     }
 

@@ -47,6 +47,16 @@ struct VerificationTests {
         #expect(site?.fileID.hasSuffix("VerificationTests.swift") == true)
     }
 
+    @Test func aCustomHandlerIsGivenTheMessageAndTheCallersFileAndLine() {
+        let collected = Locked<[(message: String, location: String)]>([])
+        let stubs = StubRegistry(reporting: .custom { message, location in collected.withLock { $0.append((message, location)) } })
+        let never = stubs.stub(.get, "/x")
+        let line = #line + 1
+        stubs.verify(never, requested: .once)
+        #expect(collected.current.map(\.location) == ["HTTPClientMocksTests/VerificationTests.swift:\(line)"])
+        #expect(collected.current.first?.message.isEmpty == false)
+    }
+
     @Test func requestsMatchingAMatcherAreCountedWhetherStubbedOrNot() {
         let stubs = self.stubs
         stubs.stub(.get, .prefix("/")).respond(.status(200))
