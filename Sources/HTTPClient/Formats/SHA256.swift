@@ -39,16 +39,16 @@ package enum SHA256 {
                 w[i] = UInt32(message[b]) << 24 | UInt32(message[b + 1]) << 16 | UInt32(message[b + 2]) << 8 | UInt32(message[b + 3])
             }
             for i in 16..<64 {
-                let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)
-                let s1 = w[i - 2].rotatedRight(17) ^ w[i - 2].rotatedRight(19) ^ (w[i - 2] >> 10)
+                let s0 = rotatedRight(w[i - 15], 7) ^ rotatedRight(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                let s1 = rotatedRight(w[i - 2], 17) ^ rotatedRight(w[i - 2], 19) ^ (w[i - 2] >> 10)
                 w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
             }
             var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
             for i in 0..<64 {
-                let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+                let s1 = rotatedRight(e, 6) ^ rotatedRight(e, 11) ^ rotatedRight(e, 25)
                 let choice = (e & f) ^ (~e & g)
                 let t1 = hh &+ s1 &+ choice &+ k[i] &+ w[i]
-                let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+                let s0 = rotatedRight(a, 2) ^ rotatedRight(a, 13) ^ rotatedRight(a, 22)
                 let majority = (a & b) ^ (a & c) ^ (b & c)
                 let t2 = s0 &+ majority
                 (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
@@ -57,8 +57,6 @@ package enum SHA256 {
         }
         return h.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
     }
-}
 
-extension UInt32 {
-    fileprivate func rotatedRight(_ count: UInt32) -> UInt32 { (self >> count) | (self << (32 - count)) }
+    private static func rotatedRight(_ word: UInt32, _ count: UInt32) -> UInt32 { (word >> count) | (word << (32 - count)) }
 }
