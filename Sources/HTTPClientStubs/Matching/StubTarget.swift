@@ -5,11 +5,12 @@ import Foundation
 /// scheme, the host and the exact query), or a prefix (`.prefix("/v2")`).
 public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// How the path must match.
-    public let path: PathPattern
+    package let path: PathPattern
     /// Scheme, host and query conditions (the path is matched through ``path``).
     let otherConditions: [RequestMatcher]
     /// The exact query, as the registry indexes it, when the target has one.
     let queryKey: String?
+    /// The target as written.
     public let description: String
 
     /// Parses `target`: `scheme://host/path?query`, `/path?query` or a path template.

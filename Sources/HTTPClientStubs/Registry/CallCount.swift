@@ -16,7 +16,7 @@ public enum CallCount: Sendable, Hashable, CustomStringConvertible {
     public static let once = CallCount.exactly(1)
 
     /// Whether `count` calls satisfy the expectation.
-    public func accepts(_ count: Int) -> Bool {
+    package func accepts(_ count: Int) -> Bool {
         switch self {
         case .exactly(let expected): count == expected
         case .atLeast(let minimum): count >= minimum
