@@ -100,19 +100,17 @@ struct ArticleMessagesTests {
     static func httpcSynopsis() throws -> String {
         let help = try HttpcTests().httpc("--help").output
         let synopsis = help.components(separatedBy: "\n\n").first ?? ""
-        let usage = "usage: "
-        return synopsis.split(separator: "\n").map { line in
-            line.hasPrefix(usage) ? String(line.dropFirst(usage.count)) : String(line.dropFirst(usage.count))
-        }
-        .joined(separator: "\n")
+        // The continuation lines are indented under the first word after `usage: `.
+        return synopsis.split(separator: "\n").map { String($0.dropFirst("usage: ".count)) }.joined(separator: "\n")
     }
 
     /// FixtureFolders.md: httpc's miss in a fixture folder, run from the package's root as shown.
     static func httpcFixtureMiss() throws -> String {
         let arguments = ["GET", "https://api.example.com/users/7", "--fixtures", "Examples/Fixtures"]
         let run = try HttpcTests().run(arguments)
-        let root = ReadmeIsCompiledTests.root.standardizedFileURL.path
-        let errors = run.errors.replacingOccurrences(of: root, with: "/path/to")
+        // The folder as the reader's machine spells it (a link such as /tmp may be resolved).
+        let errors = run.errors.replacingOccurrences(
+            of: #"(?m) /[^ \n]*/Examples/Fixtures "#, with: " /path/to/Examples/Fixtures ", options: .regularExpression)
         return "$ swift run httpc " + arguments.joined(separator: " ") + "\n" + errors.trimmingCharacters(in: .newlines)
     }
 
@@ -127,7 +125,9 @@ struct ArticleMessagesTests {
             _ = try FixtureFolder.response(from: file)
             return "the malformed file was read"
         } catch {
-            return error.description.replacingOccurrences(of: folder.url.path + "/", with: "")
+            // From the folder on, as the article names it (a link such as /tmp may be resolved).
+            let message = error.description
+            return message.range(of: "Examples/Fixtures/").map { String(message[$0.lowerBound...]) } ?? message
         }
     }
 }
