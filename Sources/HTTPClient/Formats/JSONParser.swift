@@ -8,6 +8,9 @@ import Foundation
 /// `JSONDecoder` decodes a `JSONValue` by trying each type in turn and catching the errors,
 /// which reads about 5 MB a second; this reads the bytes once. Nesting is limited, so a body of
 /// ten thousand `[` cannot exhaust the stack.
+///
+/// Package, not public: the stubs build `JSONValue`s and fixture names with it, and walk a body
+/// for containment (`JSONParser+Containment.swift`); users never call it.
 package struct JSONParser<Builder: JSONBuilder> {
     package typealias Failure = JSONSyntaxError
 

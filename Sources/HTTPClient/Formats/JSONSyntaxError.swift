@@ -1,7 +1,8 @@
 // Written here, not taken from Foundation: the package has no dependencies, and `JSONDecoder`
 // cannot walk a body without building it (see ``JSONParser``).
 
-/// Why a text is not JSON, and the byte offset where that was found.
+/// Why a text is not JSON, and the byte offset where that was found. Package: it is what
+/// `JSONValue(parsing:)` in the stubs throws.
 package struct JSONSyntaxError: Error, CustomStringConvertible {
     let offset: Int
     let reason: String

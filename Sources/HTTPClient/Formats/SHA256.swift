@@ -3,7 +3,8 @@ import Foundation
 // Written here, not taken from a library: the package has no dependencies, and CryptoKit does
 // not exist on Linux.
 
-/// SHA-256 (FIPS 180-4), for the hashed file names of VOKMockData fixture folders.
+/// SHA-256 (FIPS 180-4), for the hashed file names of VOKMockData fixture folders. Package: the
+/// stubs' fixture naming is its one user.
 package enum SHA256 {
     /// The lowercase hex digest of `data`.
     package static func hex(_ data: Data) -> String {
