@@ -181,8 +181,12 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         startTask(for: request) { completionHandler($0.data, $0.response, $0.error) }
     }
 
-    /// The next task, handed out for `request` and given the session's answer.
-    private func startTask(for request: URLRequest, deliver: @escaping @Sendable (Delivery) -> Void) -> MockURLSessionDataTask {
+    /// The next task, handed out for `request` and given the session's answer. A request let
+    /// through goes to `forward` when given (a stream, which the pass-through session streams
+    /// itself), otherwise to a task of the pass-through session.
+    private func startTask(
+        for request: URLRequest, forward: (@Sendable (URLRequest) -> Void)? = nil, deliver: @escaping @Sendable (Delivery) -> Void
+    ) -> MockURLSessionDataTask {
         let task = canned.withLock { canned in
             defer { canned.nextDataTask = MockURLSessionDataTask() }
             return canned.nextDataTask
@@ -190,7 +194,11 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         task.begin(request, simulatingLatency: simulatesLatency, deliver: deliver)
         let passthroughSession = passthroughSession
         stubs.exchange(request, behaviour: behaviour, cancellation: task.exchangeCancellation) { result in
-            task.receive(result, passthroughSession: passthroughSession)
+            if case .passthrough(let forwarded) = result, let forward {
+                forward(forwarded)
+            } else {
+                task.receive(result, passthroughSession: passthroughSession)
+            }
         }
         return task
     }
@@ -202,13 +210,30 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     /// Letting the stream go, or cancelling the Swift task, cancels the task; a reader whose
     /// task is cancelled gets `CancellationError`.
     public func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse) {
+        /// How the exchange ended for a stream: fed from the answer, or let through.
+        enum Answer {
+            case fed(URLResponse)
+            case forwarded(URLRequest)
+        }
         let (stream, chunks) = ChunkStream.makeStream()
         let simulatesLatency = simulatesLatency
         let cancellation = TaskCancellation()
-        let response = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URLResponse, any Error>) in
-                let task = startTask(for: request) { delivery in
-                    continuation.resume(with: ChunkFeed.feed(delivery, to: chunks, waitingOutPauses: simulatesLatency))
+        let answer = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, any Error>) in
+                // A forwarded stream is not delivered, but its unused task may still be cancelled.
+                let answered = Locked(false)
+                let answers = { @Sendable in
+                    answered.withLock { answered in
+                        defer { answered = true }
+                        return !answered
+                    }
+                }
+                let task = startTask(for: request) { forwarded in
+                    guard answers() else { return }
+                    continuation.resume(returning: .forwarded(forwarded))
+                } deliver: { delivery in
+                    guard answers() else { return }
+                    continuation.resume(with: ChunkFeed.feed(delivery, to: chunks, waitingOutPauses: simulatesLatency).map(Answer.fed))
                 }
                 chunks.onTermination = { task.cancel() }
                 cancellation.register(task)
@@ -217,6 +242,12 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         } onCancel: {
             cancellation.cancel()
         }
-        return (stream, response)
+        switch answer {
+        case .fed(let response):
+            return (stream, response)
+        case .forwarded(let forwarded):
+            chunks.finish()
+            return try await passthroughSession.chunks(for: forwarded)
+        }
     }
 }
