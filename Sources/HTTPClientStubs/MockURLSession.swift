@@ -11,13 +11,13 @@ import HTTPClient
 /// ```
 ///
 /// It is a thin transport over a ``StubRegistry`` it always has (``stubs``: yours, or its own),
-/// so every answer is chosen, recorded and verifiable the same way. What a request gets, in
-/// order: the newest stub registered on ``stubs`` that matches; then the answers queued with
-/// `enqueue(_:)`, oldest first (``queuedAnswers``); then ``nextData`` / ``nextResponse`` /
-/// ``nextError`` while any is set (``cannedAnswers``; a missing response becomes a 200 for the
-/// request's URL unless there is an error); then, for a session created without a registry,
-/// 200 and an empty body. With a registry of yours, a request nothing answers is unmatched:
-/// the test fails with the report. Safe to use from many threads at once.
+/// so every answer is chosen, recorded and verifiable the same way: stubs first, then the
+/// answers queued with ``enqueue(_:)`` (``queuedAnswers``), then ``nextData`` / ``nextResponse``
+/// / ``nextError`` while any is set (``cannedAnswers``), in the one order the article "Stubbing
+/// and verification" sets out in "The order answers are tried in". A session created without a
+/// registry answers what nothing else does with 200 and an empty body; with a registry of yours,
+/// such a request is unmatched and the test fails with the report. Safe to use from many threads
+/// at once.
 public final class MockURLSession: URLSessionProtocol, Sendable {
     private struct Canned: Sendable {
         var nextDataTask = MockURLSessionDataTask()
@@ -93,12 +93,12 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         if configuration == nil { behaviour.privateJar = PrivateCookieJar() }
         self.behaviour = behaviour
 
-        queuedAnswers = registry.addFallback(.any, site: site).named("answers queued with enqueue").allowingUnused()
+        queuedAnswers = registry.addFallback(.any, in: .queued, site: site).named("answers queued with enqueue").allowingUnused()
         queuedAnswers.enqueue([])
         let cannedMatcher = RequestMatcher("nextData, nextResponse or nextError is set") { _ in
             canned.withLock { $0.isSet } ? nil : "none of nextData, nextResponse and nextError is set"
         }
-        cannedAnswers = registry.addFallback(cannedMatcher, site: site).named("nextData, nextResponse and nextError")
+        cannedAnswers = registry.addFallback(cannedMatcher, in: .canned, site: site).named("nextData, nextResponse and nextError")
             .respond { request in
                 let values = canned.current
                 guard values.response != nil || values.error != nil else { return .status(200, body: values.data ?? Data()) }
@@ -107,7 +107,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
             .allowingUnused()
         defaultAnswer =
             stubs == nil
-            ? registry.addFallback(.any, site: site).named("200, the default answer of a session without a registry")
+            ? registry.addFallback(.any, in: .defaultAnswer, site: site).named("200, the default answer of a session without a registry")
                 .respond(.status(200)).allowingUnused() : nil
     }
 
