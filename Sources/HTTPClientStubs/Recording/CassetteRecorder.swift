@@ -13,12 +13,12 @@ final class CassetteRecorder: URLSessionProtocol, Sendable {
     /// Whether exchanges are saved: false when a pass-through is only sent.
     let records: Bool
     private let recorded: Locked<Cassette>
-    /// Told of each saved exchange, to make it answerable at once.
-    private let saved: @Sendable (Cassette.Interaction) -> Void
+    /// Told of each saved exchange and its place in the cassette, to make it answerable at once.
+    private let saved: @Sendable (Cassette.Interaction, Int) -> Void
 
     init(
         upstream: any URLSessionProtocol, file: URL, cassette: Cassette, redaction: Redaction, records: Bool,
-        saved: @escaping @Sendable (Cassette.Interaction) -> Void
+        saved: @escaping @Sendable (Cassette.Interaction, Int) -> Void
     ) {
         self.upstream = upstream
         self.file = file
@@ -91,13 +91,14 @@ final class CassetteRecorder: URLSessionProtocol, Sendable {
     private func save(_ raw: Cassette.Interaction) throws {
         let interaction = redaction.apply(to: raw)
         let refused = redaction.scrubbing(raw)
-        try recorded.withLock { cassette in
+        let index = try recorded.withLock { cassette in
             var updated = cassette
             updated.interactions.append(interaction)
             try updated.write(to: file, refusing: refused)
             cassette = updated
+            return updated.interactions.count - 1
         }
-        saved(interaction)
+        saved(interaction, index)
     }
 
     private static func interaction(

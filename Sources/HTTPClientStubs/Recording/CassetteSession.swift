@@ -109,13 +109,15 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         let cassette = replays && exists ? try Cassette(contentsOf: file) : Cassette()
         recorder = CassetteRecorder(
             upstream: upstream, file: file, cassette: cassette, redaction: redaction, records: records
-        ) { [stubs] interaction in
+        ) { [stubs] interaction, index in
             // Recorded while replaying: the new exchange answers the next such request.
             if replays {
-                stubs.replay(Cassette(interactions: [interaction]), matching: matching, redaction: redaction, replaysTiming: replaysTiming)
+                stubs.replay(
+                    Cassette(interactions: [interaction]), matching: matching, redaction: redaction, replaysTiming: replaysTiming,
+                    file: file, firstInteraction: index)
             }
         }
-        stubs.replay(cassette, matching: matching, redaction: redaction, replaysTiming: replaysTiming)
+        stubs.replay(cassette, matching: matching, redaction: redaction, replaysTiming: replaysTiming, file: file, firstInteraction: 0)
         // What the cassette does not answer is recorded: it goes to the recorder, not the report.
         if records { stubs.passThrough(.any) }
         session = MockURLSession(

@@ -16,6 +16,14 @@ extension StubRegistry {
     public func replay(
         _ cassette: Cassette, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard, replaysTiming: Bool = false
     ) {
+        replay(cassette, matching: matching, redaction: redaction, replaysTiming: replaysTiming, file: nil, firstInteraction: 0)
+    }
+
+    /// Serves `cassette`, whose first interaction is number `firstInteraction` of `file`: each
+    /// answered request's ``RecordedRequest/answerSource`` names its interaction.
+    func replay(
+        _ cassette: Cassette, matching: CassetteMatching, redaction: Redaction, replaysTiming: Bool, file: URL?, firstInteraction: Int
+    ) {
         // Both sides are redacted alike: a recording made with redaction off (a HAR export)
         // still matches, and so does a request carrying the real value of a redacted one.
         let url: @Sendable (String) -> (path: String, url: String)? = { Self.normalized(redaction.redacted(url: $0)) }
@@ -28,7 +36,7 @@ extension StubRegistry {
             }
         }
         for group in Self.grouped(cassette.interactions, matching: matching, url: url) {
-            guard let first = group.first, let key = url(first.request.url) else { continue }
+            guard let first = group.first?.interaction, let key = url(first.request.url) else { continue }
             // A path with a hidden value (a secret in it) is routed by what comes before the value;
             // the URL condition, which redacts the request alike, decides.
             let route = key.path.range(of: Redaction.placeholder).map { StubTarget.prefix(String(key.path[..<$0.lowerBound])) }
@@ -44,15 +52,20 @@ extension StubRegistry {
                 let value = first.request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value
                 stub.matching(value.map { .header(name, $0) } ?? !.header(name))
             }
-            stub.respond(group.map { $0.mockResponse(replaysTiming: replaysTiming) }).allowingUnused().named(
+            let responses = group.map { index, interaction in
+                var response = interaction.mockResponse(replaysTiming: replaysTiming)
+                response.source = .recording(interaction: firstInteraction + index, file: file)
+                return response
+            }
+            stub.respond(responses).allowingUnused().named(
                 "\(first.request.method) \(key.url)")
         }
     }
 
-    /// Interactions that answer the same requests, in recorded order.
+    /// Interactions that answer the same requests, in recorded order, with their place in `interactions`.
     private static func grouped(
         _ interactions: [Cassette.Interaction], matching: CassetteMatching, url: (String) -> (path: String, url: String)?
-    ) -> [[Cassette.Interaction]] {
+    ) -> [[(index: Int, interaction: Cassette.Interaction)]] {
         /// What makes two recorded requests the same request under `matching`.
         struct RequestKey: Hashable {
             let method: String
@@ -63,8 +76,8 @@ extension StubRegistry {
             let headers: [String?]
         }
         var order: [RequestKey] = []
-        var groups: [RequestKey: [Cassette.Interaction]] = [:]
-        for interaction in interactions {
+        var groups: [RequestKey: [(index: Int, interaction: Cassette.Interaction)]] = [:]
+        for (index, interaction) in interactions.enumerated() {
             guard let key = url(interaction.request.url) else { continue }
             let request = interaction.request
             let id = RequestKey(
@@ -72,7 +85,7 @@ extension StubRegistry {
                 body: matching.body ? request.body?.data : nil,
                 headers: matching.headers.map { name in request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value })
             if groups[id] == nil { order.append(id) }
-            groups[id, default: []].append(interaction)
+            groups[id, default: []].append((index, interaction))
         }
         return order.compactMap { groups[$0] }
     }

@@ -3,7 +3,7 @@
 /// section "The order answers are tried in", explains it to users).
 package enum AnswerOrder: CaseIterable, Sendable {
     /// Stubs registered on the registry, newest first: `stub(...)`, a fixture folder's stub
-    /// (`serve`) and a cassette's stubs (`replay`, a `CassetteSession`) alike.
+    /// (`serve`) and the stubs of a cassette (`replay`) alike.
     case stubs
     /// A `MockURLSession`'s answers queued with `enqueue`, oldest first, each once.
     case queued

@@ -42,6 +42,9 @@ public struct MockResponse: Sendable {
     /// The body in the pieces a streaming caller (`chunks(for:)`) receives; empty when the body
     /// comes whole. Whole-body callers get every piece's bytes joined (see ``streamed(status:headers:_:)``).
     public var streamParts: [StreamPart] = []
+    /// Where this response comes from, when not from code: told to the request it answers
+    /// (``RecordedRequest/answerSource``).
+    var source: AnswerSource?
 
     /// A response with this outcome, delivered after `latency` seconds at `throughput`.
     public init(_ outcome: Outcome, latency: TimeInterval = 0, throughput: Throughput? = nil) {
@@ -86,15 +89,15 @@ public struct MockResponse: Sendable {
     }
 
     /// A response whose body is the file at `fileURL`, read when a request arrives. A missing
-    /// file is delivered as a ``FixtureError/unreadable(file:reason:)`` error, and a URL that
-    /// is not a `file:` URL as ``FixtureError/notAFileURL(_:)`` (nothing is downloaded).
+    /// file is delivered as a ``ResponseFileError/unreadable(file:reason:)`` error, and a URL
+    /// that is not a `file:` URL as ``ResponseFileError/notAFileURL(_:)`` (nothing is downloaded).
     public static func file(_ fileURL: URL, status: Int = 200, headers: HTTPHeaders = [:]) -> MockResponse {
-        guard fileURL.isFileURL else { return .error(FixtureError.notAFileURL(fileURL.absoluteString)) }
+        guard fileURL.isFileURL else { return .error(ResponseFileError.notAFileURL(fileURL.absoluteString)) }
         return .computed { _ in
             do {
                 return .status(status, headers: headers, body: try Data(contentsOf: fileURL))
             } catch {
-                throw FixtureError.unreadable(file: fileURL.path, reason: SystemReason(error).description)
+                throw ResponseFileError.unreadable(file: fileURL.path, reason: SystemReason(error).description)
             }
         }
     }
@@ -203,6 +206,7 @@ public struct MockResponse: Sendable {
         if result.hold == nil { result.hold = hold }
         if result.cacheStoragePolicy == .notAllowed { result.cacheStoragePolicy = cacheStoragePolicy }
         if result.streamParts.isEmpty { result.streamParts = streamParts }
+        if result.source == nil { result.source = source }
         return result
     }
 

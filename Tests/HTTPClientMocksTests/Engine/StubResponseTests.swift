@@ -31,7 +31,7 @@ struct StubResponseTests {
         #expect(try await client.send(.get("file")).text == #"{"from":"file"}"#)
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("missing")) }
         #expect(
-            error?.underlyingError as? FixtureError
+            error?.underlyingError as? ResponseFileError
                 == .unreadable(file: file.appendingPathExtension("nope").path, reason: "No such file or directory"))
         #expect(error?.description.contains("cannot be read (No such file or directory)") == true)
     }
@@ -39,7 +39,7 @@ struct StubResponseTests {
     @Test func aFileResponseGivenAnHTTPURLFailsWithoutDownloadingIt() async throws {
         stubs.stub(.get, "/file").respond(.file(testURL("http://127.0.0.1:1/data.json")))
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("file")) }
-        #expect(error?.underlyingError as? FixtureError == .notAFileURL("http://127.0.0.1:1/data.json"))
+        #expect(error?.underlyingError as? ResponseFileError == .notAFileURL("http://127.0.0.1:1/data.json"))
         #expect(error?.description.contains("http://127.0.0.1:1/data.json: not a file URL") == true)
     }
 

@@ -92,4 +92,18 @@ struct CassetteExchangeTests {
         #expect(session.cassette.interactions.map(\.request.url) == ["https://api.example.com/users"])
         #expect(session.stubs.requests.count == 2)
     }
+
+    @Test func aReplayedRequestNamesTheInteractionThatAnsweredIt() async throws {
+        let session = try replaying([
+            interaction("GET", "https://api.example.com/users", body: "[]"),
+            interaction("GET", "https://api.example.com/users", body: "[1]"),
+        ])
+        _ = try await session.data(for: request("GET", "https://api.example.com/users"))
+        _ = try await session.data(for: request("GET", "https://api.example.com/users"))
+        #expect(session.stubs.requests.map(\.answerSource) == [nil, nil])  // the registry's log is as the requests arrived
+        #expect(
+            session.stubs.stubs.flatMap(\.calls).map(\.answerSource) == [
+                .recording(interaction: 0, file: file), .recording(interaction: 1, file: file),
+            ])
+    }
 }
