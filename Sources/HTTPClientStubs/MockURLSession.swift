@@ -99,11 +99,13 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
             canned.withLock { $0.isSet } ? nil : "none of nextData, nextResponse and nextError is set"
         }
         cannedAnswers = registry.addFallback(cannedMatcher, in: .canned, site: site).named("nextData, nextResponse and nextError")
-            .respond { request in
-                let values = canned.current
-                guard values.response != nil || values.error != nil else { return .status(200, body: values.data ?? Data()) }
-                return MockResponse(.completion(data: values.data, response: values.response, error: values.error))
-            }
+            .respond(
+                .computed { _ in
+                    let values = canned.current
+                    guard values.response != nil || values.error != nil else { return .status(200, body: values.data ?? Data()) }
+                    return MockResponse(.completion(data: values.data, response: values.response, error: values.error))
+                }
+            )
             .allowingUnused()
         defaultAnswer =
             stubs == nil
@@ -139,11 +141,6 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
 
     /// Appends answers to the queue: each request no stub takes gets the oldest one.
     public func enqueue(_ responses: MockResponse...) {
-        enqueue(responses)
-    }
-
-    /// Appends answers to the queue: each request no stub takes gets the oldest one.
-    public func enqueue(_ responses: [MockResponse]) {
         queuedAnswers.enqueue(responses)
     }
 

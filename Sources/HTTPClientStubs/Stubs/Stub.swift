@@ -67,20 +67,15 @@ public final class Stub: Sendable, CustomStringConvertible {
         respond(responses)
     }
 
-    /// Answers with `responses` in order, one per call.
+    /// Answers with `responses` in order, one per call: for a source of stubs that builds the
+    /// sequence (a cassette's recordings).
     @discardableResult
-    public func respond(_ responses: [MockResponse]) -> Stub {
+    package func respond(_ responses: [MockResponse]) -> Stub {
         state.withLock { state in
             state.responses = responses.isEmpty ? [.status(200)] : responses
             state.served = 0
         }
         return self
-    }
-
-    /// Answers with a response built from each request.
-    @discardableResult
-    public func respond(_ build: @escaping @Sendable (RecordedRequest) throws -> MockResponse) -> Stub {
-        respond(.computed(build))
     }
 
     /// Adds a condition the request must also meet.

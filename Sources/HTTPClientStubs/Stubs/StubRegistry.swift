@@ -118,16 +118,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         register(method, target, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// Stubs requests with any method to `target` (see ``stub(_:_:fileID:filePath:line:column:)``).
-    @discardableResult
-    public func stub(
-        _ target: StubTarget,
-        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-    ) -> Stub {
-        register(nil, target, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-    }
-
-    /// Stubs requests that satisfy `matcher`.
+    /// Stubs requests that satisfy `matcher`, whatever their method and path unless it says:
+    /// `stub(where: .path("/health"))` answers every method, `stub(where: .header("X-Debug"))`
+    /// every request with that header.
     @discardableResult
     public func stub(
         where matcher: RequestMatcher,

@@ -55,9 +55,10 @@ struct StubResponseTests {
     }
 
     @Test func computedResponsesSeeCapturesQueryAndBody() async throws {
-        stubs.stub(.post, "/users/{id}/notes").respond { request in
-            .text("\(request.pathParameters["id"] ?? "?") \(request.queryItems.first?.value ?? "") \(request.text ?? "")")
-        }
+        stubs.stub(.post, "/users/{id}/notes").respond(
+            .computed { request in
+                .text("\(request.pathParameters["id"] ?? "?") \(request.queryItems.first?.value ?? "") \(request.text ?? "")")
+            })
         let response = try await client.send(
             .init(
                 method: .post, url: "users/7/notes", query: [URLQueryItem(name: "q", value: "x")],
@@ -110,7 +111,7 @@ struct StubResponseTests {
         #expect(stubs.status(for: get) == 202)
         stubs.stub(.get, "/users/1").respond(.status(203))
         #expect(stubs.status(for: get) == 203)
-        stubs.stub("/users/1").respond(.status(204))
+        stubs.stub(where: .path("/users/1")).respond(.status(204))
         #expect(stubs.status(for: get) == 204)
         stubs.stub(.get, .prefix("/users")).respond(.status(205))
         #expect(stubs.status(for: get) == 205)
@@ -156,7 +157,7 @@ struct StubResponseTests {
         #expect(stubs.firstMatch(for: get) === bySegment)
         let partialPrefix = stubs.stub(.get, .prefix("/us"))
         #expect(stubs.firstMatch(for: get) === partialPrefix)
-        let anyMethod = stubs.stub("/users/{id}")
+        let anyMethod = stubs.stub(where: .path("/users/{id}"))
         #expect(stubs.firstMatch(for: get) === anyMethod)
         #expect(stubs.firstMatch(for: RecordedRequest(request("GET", "https://h/usersX/1"))) === partialPrefix)
     }
