@@ -3,13 +3,13 @@ import HTTPClient
 
 /// The VOKMockData file-name convention: which names a request may be stored under, most
 /// specific first (see README, "Fixture folders").
-public enum FixtureNaming {
+@_spi(Engine) public enum FixtureNaming {
     /// Candidate names without extension, in lookup order.
     ///
     /// `POST /foo/bar?baz=bat` with JSON body `{"abc":"def"}` gives
     /// `POST|-foo-bar?baz=bat|d3-abc3-defe`, `POST|-foo-bar?baz=bat|<sha256(body)>`,
     /// `POST|-foo-bar?<sha256(baz=bat)>|d3-abc3-defe`, `POST|-foo-bar?<sha256(baz=bat)>|<sha256(body)>`.
-    public static func candidates(for request: RecordedRequest, wildcards: Bool = false) -> [String] {
+    @_spi(Engine) public static func candidates(for request: RecordedRequest, wildcards: Bool = false) -> [String] {
         var path = request.path
         if path.count > 1, path.hasSuffix("/") { path.removeLast() }
         let base = "\(request.method.rawValue)|\(path)"
@@ -43,7 +43,7 @@ public enum FixtureNaming {
 
     /// The longest name, in bytes as file systems count them, leaving room for `.json` or
     /// `.http` within the usual 255.
-    public static let maximumNameBytes = 250
+    @_spi(Engine) public static let maximumNameBytes = 250
 
     /// The body part from the body's content: the form text, or the bencoded JSON; `nil` for
     /// other bodies (and for JSON with `null`, which bencoding cannot express).

@@ -39,7 +39,7 @@ public final class Stub: Sendable, CustomStringConvertible {
     }
 
     /// Registration order in its registry: later stubs win over earlier ones.
-    public let id: Int
+    package let id: Int
     /// Where the stub was declared, for reports.
     public let location: CallSite
     /// `METHOD path` for stubs the registry can look up without scanning.
