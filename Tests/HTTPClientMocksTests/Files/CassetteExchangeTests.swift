@@ -106,4 +106,30 @@ struct CassetteExchangeTests {
                 .recording(interaction: 0, file: file), .recording(interaction: 1, file: file),
             ])
     }
+
+    @Test func cancellingAHeldRequestOnACassetteSessionDeliversCancelledOnce() async throws {
+        let session = try replaying([interaction("GET", "https://api.example.com/users", body: "[]")])
+        let gate = HeldResponse()
+        session.stubs.stub(.get, "https://api.example.com/users").respond(.text("held").held(by: gate))
+        let recorder = CompletionRecorder<URLError.Code?>()
+        let task = session.makeDataTask(with: request("GET", "https://api.example.com/users")) { _, _, error in
+            recorder.record((error as? URLError)?.code)
+        }
+        task.resume()
+        try await gate.waitUntilHolding()
+        task.cancel()
+        gate.release()
+        #expect(recorder.value == .cancelled)
+        #expect(recorder.callCount == 1)
+    }
+
+    @Test func hundredsOfRequestsAtOnceAreEachAnsweredFromTheCassette() async throws {
+        let session = try replaying([interaction("GET", "https://api.example.com/users", body: "[]")])
+        try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<300 { group.addTask { try await session.data(for: request("GET", "https://api.example.com/users")).0 } }
+            for try await body in group { #expect(body == Data("[]".utf8)) }
+        }
+        #expect(session.stubs.requests.count == 300)
+        #expect(session.stubs.stubs.first?.callCount == 300)
+    }
 }
