@@ -276,7 +276,7 @@ public struct Cassette: Sendable, Equatable {
     ///
     /// - Throws: ``CassetteError/invalidInteraction(file:interaction:reason:)`` for the first
     ///   interaction that does not.
-    public func validate(file: String) throws(CassetteError) {
+    @_spi(Engine) public func validate(file: String) throws(CassetteError) {
         for (index, interaction) in interactions.enumerated() {
             if let problem = interaction.problem {
                 throw .invalidInteraction(file: file, interaction: index + 1, reason: problem)

@@ -27,7 +27,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     /// The engine that replays: verify and inspect it as any registry.
     public let stubs: StubRegistry
     /// Whether a streamed response is replayed with the pauses it was recorded with.
-    public let replaysTiming: Bool
+    package let replaysTiming: Bool
     /// The transport every request goes through.
     private let session: MockURLSession
     private let recorder: CassetteRecorder
@@ -137,7 +137,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         session.makeDataTask(with: request, completionHandler: completionHandler)
     }
 
-    /// Replays a recorded stream chunk by chunk (with its pauses when ``replaysTiming``), or
+    /// Replays a recorded stream chunk by chunk (with its pauses when made with `replaysTiming: true`), or
     /// records one: the caller gets each chunk as it comes from `upstream`, and the exchange is
     /// saved with its chunks once the body is complete (a transfer cut short is not saved).
     public func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse) {

@@ -165,7 +165,7 @@ public final class Stub: Sendable, CustomStringConvertible {
     // MARK: Inspecting
 
     /// Whether a redirect this stub answers is followed (see ``followingRedirects(_:)``).
-    public var followsRedirects: Bool { state.withLock { $0.followsRedirects } }
+    package var followsRedirects: Bool { state.withLock { $0.followsRedirects } }
 
     /// What the stub matches.
     public var matcher: RequestMatcher { state.withLock { $0.matcher } }
@@ -181,7 +181,7 @@ public final class Stub: Sendable, CustomStringConvertible {
     public var isExhausted: Bool { state.withLock { Self.isExhausted($0) } }
 
     /// Whether ``allowingUnused()`` was not called.
-    public var expectsUse: Bool { state.withLock { $0.expectsUse } }
+    package var expectsUse: Bool { state.withLock { $0.expectsUse } }
 
     /// The name, or what the stub matches.
     public var description: String {

@@ -40,9 +40,9 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     private let defaultAnswer: Stub?
     /// Whether responses' latency and throughput are honoured (on a background queue). Off by
     /// default: answers arrive synchronously inside `resume()`.
-    public let simulatesLatency: Bool
+    package let simulatesLatency: Bool
     /// Where requests the registry lets through go.
-    public let passthroughSession: any URLSessionProtocol
+    package let passthroughSession: any URLSessionProtocol
     /// What the session does around each answer, as a `URLSession` with its configuration would.
     let behaviour: SessionBehaviour
 
