@@ -15,7 +15,9 @@ import HTTPClient
 /// pass-through: replayed and recorded requests go through the one exchange, so cookies,
 /// redirects, the cache, timeouts, held responses and verification behave as for any stub. A
 /// request the cassette does not have is, in modes that record, a pass-through to `upstream`
-/// (recorded); otherwise it fails with the stub engine's unmatched report. Which answer a
+/// (recorded: the registry lets every request through, so `stubs.stopPassingThrough()` ends the
+/// recording and misses fail from then on); otherwise it fails with the stub engine's unmatched
+/// report. Which answer a
 /// request gets, when the cassette and stubs of your own both match, follows the one order
 /// (the article "Stubbing and verification", section "The order
 /// answers are tried in").

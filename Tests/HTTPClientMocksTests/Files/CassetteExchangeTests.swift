@@ -132,4 +132,17 @@ struct CassetteExchangeTests {
         #expect(session.stubs.requests.count == 300)
         #expect(session.stubs.stubs.first?.callCount == 300)
     }
+
+    @Test func aRecordingSessionThatStopsPassingThroughFailsMissesInsteadOfRecordingThem() async throws {
+        let upstream = MockURLSession(stubs: StubRegistry("the real API", reporting: .disabled))
+        upstream.stubs.stub(.get, "/users").respond(.text("[]"))
+        let session = try CassetteSession(file: file, mode: .all, upstream: upstream, reporting: failures.reporting)
+        session.stubs.stopPassingThrough()
+        await #expect(throws: UnmatchedRequestError.self) {
+            try await session.data(for: request("GET", "https://api.example.com/users"))
+        }
+        #expect(upstream.requests.isEmpty)
+        #expect(session.cassette.interactions.isEmpty)
+        #expect(failures.all.count == 1)
+    }
 }
