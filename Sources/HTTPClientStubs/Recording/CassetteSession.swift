@@ -61,8 +61,9 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     ///   - upstream: The real session requests go to when recording.
     ///   - matching: What a recorded exchange must match besides method and URL.
     ///   - redaction: What is hidden before anything is written; on by default.
-    ///   - replaysTiming: Streamed responses (recorded through `chunks(for:)`) are replayed with
-    ///     the pauses between their chunks; by default the chunks come at once.
+    ///   - replaysTiming: Each answer comes as late as it was recorded (so a request whose
+    ///     timeout is shorter times out), and streamed responses (recorded through
+    ///     `chunks(for:)`) keep the pauses between their chunks; by default answers come at once.
     ///   - reporting: Where unmatched requests are reported.
     ///   - fileID: Where this is called (with `filePath`, `line` and `column`): failures the
     ///     registry reports point here. Leave the defaults.

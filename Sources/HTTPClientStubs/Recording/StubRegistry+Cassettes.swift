@@ -11,8 +11,9 @@ extension StubRegistry {
     ///   - matching: What a request must match besides method and URL.
     ///   - redaction: Applied to incoming URLs before comparing, so a request carrying a real
     ///     token matches the recording whose token was redacted.
-    ///   - replaysTiming: A streamed response keeps the pauses between its chunks (waited out
-    ///     where timing is simulated); otherwise its chunks come one after another.
+    ///   - replaysTiming: Each response keeps its recorded wait as latency, and a streamed one the
+    ///     pauses between its chunks (waited out where timing is simulated, and a timeout shorter
+    ///     than the wait applies anywhere); otherwise responses come at once.
     public func replay(
         _ cassette: Cassette, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard, replaysTiming: Bool = false
     ) {
@@ -106,8 +107,20 @@ extension StubRegistry {
 }
 
 extension Cassette.Interaction {
-    /// The recorded response as a stub response: streamed in its recorded chunks when it has them.
+    /// The recorded response as a stub response: streamed in its recorded chunks when it has
+    /// them. With `replaysTiming`, it also comes as late as it was recorded: its headers after
+    /// the recorded duration less the time its chunks took, so a request whose timeout is
+    /// shorter than the recording's wait times out as it would have.
     func mockResponse(replaysTiming: Bool = false) -> MockResponse {
+        var response = recordedResponse(replaysTiming: replaysTiming)
+        if replaysTiming, duration.isFinite {
+            // Clamped as pauses are: a recorded 1e20 s must not overflow a timer.
+            response.latency = min(max(0, duration - (self.response.chunks?.last?.at ?? 0)), 1e9)
+        }
+        return response
+    }
+
+    private func recordedResponse(replaysTiming: Bool) -> MockResponse {
         var headers = HTTPHeaders()
         for header in response.headers { headers.add(name: header.name, value: header.value) }
         let body = response.body?.data ?? Data()

@@ -145,4 +145,30 @@ struct CassetteExchangeTests {
         #expect(session.cassette.interactions.isEmpty)
         #expect(failures.all.count == 1)
     }
+
+    /// A session over a cassette whose one answer took `duration` seconds when it was recorded.
+    func slowRecording(duration: TimeInterval, replaysTiming: Bool) throws -> CassetteSession {
+        let slow = Cassette.Interaction(
+            request: Cassette.Request(method: "GET", url: "https://api.example.com/slow"), response: Cassette.Response(status: 200),
+            duration: duration)
+        try Cassette(interactions: [slow]).write(to: file)
+        return try CassetteSession(
+            file: file, mode: .none, upstream: MockURLSession(), replaysTiming: replaysTiming, reporting: failures.reporting)
+    }
+
+    @Test func replayedWithItsTimingAnAnswerRecordedSlowerThanTheTimeoutTimesOut() async throws {
+        let session = try slowRecording(duration: 30, replaysTiming: true)
+        var slow = request("GET", "https://api.example.com/slow")
+        slow.timeoutInterval = 0.05
+        let error = await #expect(throws: URLError.self) { try await session.data(for: slow) }
+        #expect(error?.code == .timedOut)
+    }
+
+    @Test func replayedWithoutItsTimingARecordedWaitIsNotWaited() async throws {
+        let session = try slowRecording(duration: 30, replaysTiming: false)
+        var slow = request("GET", "https://api.example.com/slow")
+        slow.timeoutInterval = 0.05
+        let (_, response) = try await session.data(for: slow)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
 }
