@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the answer to a request came from, kept on each ``RecordedRequest`` a stub answered
+/// Where the answer to a request came from, kept on each request in a stub's ``Stub/calls``
 /// (``RecordedRequest/answerSource``): a stub's own responses, a file read for the request (a
 /// fixture folder's), or one interaction of a recording (a cassette's).
 ///
