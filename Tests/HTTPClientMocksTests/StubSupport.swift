@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
+@_spi(Engine) import HTTPClientStubs
 
 func testURL(_ string: String) -> URL {
     guard let url = URL(string: string) else { preconditionFailure("bad test URL \(string)") }

@@ -1,7 +1,7 @@
 import Benchmark
 import Foundation
 import HTTPClient
-import HTTPClientStubs
+@_spi(Engine) import HTTPClientStubs
 import LoopbackServer
 import Scenarios
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPClientStubs
+@_spi(Engine) import HTTPClientStubs
 import LoopbackServer
 import Scenarios
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPClientStubs
+@_spi(Engine) import HTTPClientStubs
 
 /// What is fuzzed. Each target must never crash, hang or grow without bound on any input,
 /// and checks a property that would catch a wrong answer, not only a crash.

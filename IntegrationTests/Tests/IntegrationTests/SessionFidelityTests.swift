@@ -25,19 +25,21 @@ extension ServerSuites {
         /// Stubs that answer like the server's `/redirect/{code}`, `/login` and `/echo`.
         static func serverLikeStubs(baseURL: URL) -> StubRegistry {
             let stubs = StubRegistry()
-            stubs.stub(.prefix("/redirect/")).respond { request in
-                .status(Int(request.path.split(separator: "/").last ?? "") ?? 302, headers: ["Location": "/echo"])
-            }
-            stubs.stub("/login").respond(.status(303, headers: ["Location": "/echo", "Set-Cookie": "sid=42; Path=/"]))
-            stubs.stub("/echo").respond { request in
-                var headers = request.headers.map { [$0.name, $0.value] }
-                headers.sort { $0[0] < $1[0] }
-                let echo: [String: Any] = [
-                    "method": request.method.rawValue, "path": request.path, "query": "", "headers": headers,
-                    "body": String(decoding: request.body, as: UTF8.self), "bodyCount": request.body.count,
-                ]
-                return .json(raw: try JSONSerialization.data(withJSONObject: echo))
-            }
+            stubs.stub(where: .path(.prefix("/redirect/"))).respond(
+                .computed { request in
+                    .status(Int(request.path.split(separator: "/").last ?? "") ?? 302, headers: ["Location": "/echo"])
+                })
+            stubs.stub(where: .path("/login")).respond(.status(303, headers: ["Location": "/echo", "Set-Cookie": "sid=42; Path=/"]))
+            stubs.stub(where: .path("/echo")).respond(
+                .computed { request in
+                    var headers = request.headers.map { [$0.name, $0.value] }
+                    headers.sort { $0[0] < $1[0] }
+                    let echo: [String: Any] = [
+                        "method": request.method.rawValue, "path": request.path, "query": "", "headers": headers,
+                        "body": String(decoding: request.body, as: UTF8.self), "bodyCount": request.body.count,
+                    ]
+                    return .json(raw: try JSONSerialization.data(withJSONObject: echo))
+                })
             return stubs
         }
 

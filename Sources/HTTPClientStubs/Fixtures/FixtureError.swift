@@ -10,9 +10,6 @@ public enum FixtureError: Error, CustomStringConvertible, LocalizedError, Equata
     case unreadable(file: String, reason: String)
     /// The fixture folder does not exist or is not a directory.
     case notADirectory(String)
-    /// A fixture was given by a URL that is not a `file:` URL (`.file(URL(string: "https://...")!)`):
-    /// a stub never reads from the network. Carries the URL as written.
-    case notAFileURL(String)
     /// No file in `folder` answers the request: every name tried, most specific first (none
     /// when every name would be longer than file systems allow).
     case noFixture(folder: String, triedFileNames: [String])
@@ -22,9 +19,6 @@ public enum FixtureError: Error, CustomStringConvertible, LocalizedError, Equata
         case .malformed(let file, let line, let reason): "\(file):\(line): \(reason)."
         case .unreadable(let file, let reason): "\(file): cannot be read (\(reason))."
         case .notADirectory(let path): "\(path): the fixture folder does not exist or is not a directory."
-        case .notAFileURL(let url):
-            "\(url): not a file URL; a stub's file is read from disk, never from the network "
-                + "(use URL(fileURLWithPath:) or Bundle.module.url(forResource:withExtension:))"
         case .noFixture(let folder, let triedFileNames) where triedFileNames.isEmpty:
             "no file in \(folder) can answer this request: every name it could have is longer than "
                 + "\(FixtureNaming.maximumNameBytes) bytes, which file systems do not allow; stub it in code instead"

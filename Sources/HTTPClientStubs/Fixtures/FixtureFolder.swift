@@ -41,7 +41,7 @@ public struct FixtureFolder: Sendable, CustomStringConvertible {
     }
 
     /// The first file that exists for `request`, or the names that were tried.
-    public func lookUp(_ request: RecordedRequest) -> Result<URL, FixtureError> {
+    @_spi(Engine) public func lookUp(_ request: RecordedRequest) -> Result<URL, FixtureError> {
         let names = fileNames(for: request)
         for name in names {
             let file = directory.appendingPathComponent(name, isDirectory: false)
@@ -52,7 +52,7 @@ public struct FixtureFolder: Sendable, CustomStringConvertible {
 
     /// The response stored in `file`: `.http` parsed strictly, `.json` served as a 200 with
     /// `Content-Type: application/json`.
-    public static func response(from file: URL) throws(FixtureError) -> MockResponse {
+    package static func response(from file: URL) throws(FixtureError) -> MockResponse {
         if file.pathExtension == "json" {
             do {
                 return .json(raw: try Data(contentsOf: file))

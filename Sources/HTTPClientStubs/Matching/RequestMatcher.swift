@@ -22,12 +22,13 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     package struct Captures: Sendable {
         /// From path templates such as `/users/{id}`.
         var pathParameters: [String: String] = [:]
-        /// The file of the fixture folder that will answer.
-        var fixtureFile: URL?
+        /// Where the answer will come from, when a condition found it (a source of stubs that
+        /// looks the answer up while matching, such as a folder of files).
+        var source: AnswerSource?
 
         mutating func merge(_ other: Captures) {
             pathParameters.merge(other.pathParameters) { _, new in new }
-            if let file = other.fixtureFile { fixtureFile = file }
+            if let source = other.source { self.source = source }
         }
     }
 
@@ -185,7 +186,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
             for node in nodes {
                 guard let found = quickMatch(node, request) else { return nil }
                 // Most conditions capture nothing: merging nothing still costs dictionary work.
-                if !found.pathParameters.isEmpty || found.fixtureFile != nil { captures.merge(found) }
+                if !found.pathParameters.isEmpty || found.source != nil { captures.merge(found) }
             }
             return captures
         case .any(let nodes):

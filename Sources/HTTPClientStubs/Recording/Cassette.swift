@@ -5,7 +5,7 @@ import HTTPClient
 /// keys, text bodies readable, binary bodies in base64).
 public struct Cassette: Sendable, Equatable {
     /// The format version this library writes and reads.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
 
     /// The recorded exchanges, in the order they happened.
     public var interactions: [Interaction]
@@ -276,7 +276,7 @@ public struct Cassette: Sendable, Equatable {
     ///
     /// - Throws: ``CassetteError/invalidInteraction(file:interaction:reason:)`` for the first
     ///   interaction that does not.
-    public func validate(file: String) throws(CassetteError) {
+    @_spi(Engine) public func validate(file: String) throws(CassetteError) {
         for (index, interaction) in interactions.enumerated() {
             if let problem = interaction.problem {
                 throw .invalidInteraction(file: file, interaction: index + 1, reason: problem)
@@ -285,7 +285,7 @@ public struct Cassette: Sendable, Equatable {
     }
 
     /// The JSON text of the cassette.
-    public func encoded() throws(CassetteError) -> Data {
+    package func encoded() throws(CassetteError) -> Data {
         do {
             return try encoded(userInfo: [:])
         } catch {

@@ -11,10 +11,19 @@ extension StubRegistry {
     ///   - matching: What a request must match besides method and URL.
     ///   - redaction: Applied to incoming URLs before comparing, so a request carrying a real
     ///     token matches the recording whose token was redacted.
-    ///   - replaysTiming: A streamed response keeps the pauses between its chunks (waited out
-    ///     where timing is simulated); otherwise its chunks come one after another.
+    ///   - replaysTiming: Each response keeps its recorded wait as latency, and a streamed one the
+    ///     pauses between its chunks (waited out where timing is simulated, and a timeout shorter
+    ///     than the wait applies anywhere); otherwise responses come at once.
     public func replay(
         _ cassette: Cassette, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard, replaysTiming: Bool = false
+    ) {
+        replay(cassette, matching: matching, redaction: redaction, replaysTiming: replaysTiming, file: nil, firstInteraction: 0)
+    }
+
+    /// Serves `cassette`, whose first interaction is number `firstInteraction` of `file`: each
+    /// answered request's ``RecordedRequest/answerSource`` names its interaction.
+    func replay(
+        _ cassette: Cassette, matching: CassetteMatching, redaction: Redaction, replaysTiming: Bool, file: URL?, firstInteraction: Int
     ) {
         // Both sides are redacted alike: a recording made with redaction off (a HAR export)
         // still matches, and so does a request carrying the real value of a redacted one.
@@ -28,7 +37,7 @@ extension StubRegistry {
             }
         }
         for group in Self.grouped(cassette.interactions, matching: matching, url: url) {
-            guard let first = group.first, let key = url(first.request.url) else { continue }
+            guard let first = group.first?.interaction, let key = url(first.request.url) else { continue }
             // A path with a hidden value (a secret in it) is routed by what comes before the value;
             // the URL condition, which redacts the request alike, decides.
             let route = key.path.range(of: Redaction.placeholder).map { StubTarget.prefix(String(key.path[..<$0.lowerBound])) }
@@ -44,15 +53,20 @@ extension StubRegistry {
                 let value = first.request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value
                 stub.matching(value.map { .header(name, $0) } ?? !.header(name))
             }
-            stub.respond(group.map { $0.mockResponse(replaysTiming: replaysTiming) }).allowingUnused().named(
+            let responses = group.map { index, interaction in
+                var response = interaction.mockResponse(replaysTiming: replaysTiming)
+                response.source = .recording(interaction: firstInteraction + index, file: file)
+                return response
+            }
+            stub.respond(responses).allowingUnused().named(
                 "\(first.request.method) \(key.url)")
         }
     }
 
-    /// Interactions that answer the same requests, in recorded order.
+    /// Interactions that answer the same requests, in recorded order, with their place in `interactions`.
     private static func grouped(
         _ interactions: [Cassette.Interaction], matching: CassetteMatching, url: (String) -> (path: String, url: String)?
-    ) -> [[Cassette.Interaction]] {
+    ) -> [[(index: Int, interaction: Cassette.Interaction)]] {
         /// What makes two recorded requests the same request under `matching`.
         struct RequestKey: Hashable {
             let method: String
@@ -63,8 +77,8 @@ extension StubRegistry {
             let headers: [String?]
         }
         var order: [RequestKey] = []
-        var groups: [RequestKey: [Cassette.Interaction]] = [:]
-        for interaction in interactions {
+        var groups: [RequestKey: [(index: Int, interaction: Cassette.Interaction)]] = [:]
+        for (index, interaction) in interactions.enumerated() {
             guard let key = url(interaction.request.url) else { continue }
             let request = interaction.request
             let id = RequestKey(
@@ -72,7 +86,7 @@ extension StubRegistry {
                 body: matching.body ? request.body?.data : nil,
                 headers: matching.headers.map { name in request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value })
             if groups[id] == nil { order.append(id) }
-            groups[id, default: []].append(interaction)
+            groups[id, default: []].append((index, interaction))
         }
         return order.compactMap { groups[$0] }
     }
@@ -93,8 +107,20 @@ extension StubRegistry {
 }
 
 extension Cassette.Interaction {
-    /// The recorded response as a stub response: streamed in its recorded chunks when it has them.
+    /// The recorded response as a stub response: streamed in its recorded chunks when it has
+    /// them. With `replaysTiming`, it also comes as late as it was recorded: its headers after
+    /// the recorded duration less the time its chunks took, so a request whose timeout is
+    /// shorter than the recording's wait times out as it would have.
     func mockResponse(replaysTiming: Bool = false) -> MockResponse {
+        var response = recordedResponse(replaysTiming: replaysTiming)
+        if replaysTiming, duration.isFinite {
+            // Clamped as pauses are: a recorded 1e20 s must not overflow a timer.
+            response.latency = min(max(0, duration - (self.response.chunks?.last?.at ?? 0)), 1e9)
+        }
+        return response
+    }
+
+    private func recordedResponse(replaysTiming: Bool) -> MockResponse {
         var headers = HTTPHeaders()
         for header in response.headers { headers.add(name: header.name, value: header.value) }
         let body = response.body?.data ?? Data()

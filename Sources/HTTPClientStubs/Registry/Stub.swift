@@ -67,20 +67,15 @@ public final class Stub: Sendable, CustomStringConvertible {
         respond(responses)
     }
 
-    /// Answers with `responses` in order, one per call.
+    /// Answers with `responses` in order, one per call: for a source of stubs that builds the
+    /// sequence (a cassette's recordings).
     @discardableResult
-    public func respond(_ responses: [MockResponse]) -> Stub {
+    package func respond(_ responses: [MockResponse]) -> Stub {
         state.withLock { state in
             state.responses = responses.isEmpty ? [.status(200)] : responses
             state.served = 0
         }
         return self
-    }
-
-    /// Answers with a response built from each request.
-    @discardableResult
-    public func respond(_ build: @escaping @Sendable (RecordedRequest) throws -> MockResponse) -> Stub {
-        respond(.computed(build))
     }
 
     /// Adds a condition the request must also meet.
@@ -170,7 +165,7 @@ public final class Stub: Sendable, CustomStringConvertible {
     // MARK: Inspecting
 
     /// Whether a redirect this stub answers is followed (see ``followingRedirects(_:)``).
-    public var followsRedirects: Bool { state.withLock { $0.followsRedirects } }
+    package var followsRedirects: Bool { state.withLock { $0.followsRedirects } }
 
     /// What the stub matches.
     public var matcher: RequestMatcher { state.withLock { $0.matcher } }
@@ -186,7 +181,7 @@ public final class Stub: Sendable, CustomStringConvertible {
     public var isExhausted: Bool { state.withLock { Self.isExhausted($0) } }
 
     /// Whether ``allowingUnused()`` was not called.
-    public var expectsUse: Bool { state.withLock { $0.expectsUse } }
+    package var expectsUse: Bool { state.withLock { $0.expectsUse } }
 
     /// The name, or what the stub matches.
     public var description: String {
@@ -197,30 +192,33 @@ public final class Stub: Sendable, CustomStringConvertible {
 
     /// Matches `request` against `matcher` (the stub's conditions, as its registry filed them;
     /// its own by default) and, when it matches, takes the next response and records the call
-    /// (with the path parameters and fixture file the match captured); `nil` when the stub does
-    /// not match or is exhausted.
+    /// (with the path parameters and the answer's source the match captured); `nil` when the
+    /// stub does not match or is exhausted.
     func claimIfMatching(_ request: RecordedRequest, using matcher: RequestMatcher? = nil) -> (MockResponse, RecordedRequest)? {
         guard let captures = (matcher ?? self.matcher).captures(matching: request) else { return nil }
         var matched = request
         matched.pathParameters = captures.pathParameters
-        matched.fixtureFile = captures.fixtureFile
-        return claim(matched).map { ($0, matched) }
+        matched.answerSource = captures.source
+        return claim(matched)
     }
 
-    /// Takes the next response for `request` and records the call; `nil` if the stub is
-    /// exhausted (another thread may have taken the last call since matching).
-    func claim(_ request: RecordedRequest) -> MockResponse? {
-        let claimed = state.withLock { state -> (MockResponse, [@Sendable (RecordedRequest) -> Void])? in
+    /// Takes the next response for `request` and records the call, with where the answer comes
+    /// from; `nil` if the stub is exhausted (another thread may have taken the last call since
+    /// matching).
+    private func claim(_ request: RecordedRequest) -> (MockResponse, RecordedRequest)? {
+        let claimed = state.withLock { state -> (MockResponse, RecordedRequest, [@Sendable (RecordedRequest) -> Void])? in
             guard !Self.isExhausted(state) else { return nil }
             let response = state.responses[min(state.served, state.responses.count - 1)]
             state.served += 1
-            state.calls.append(request)
-            return (response, state.onRequest)
+            var answered = request
+            answered.answerSource = request.answerSource ?? response.source ?? .stub
+            state.calls.append(answered)
+            return (response, answered, state.onRequest)
         }
-        guard let (response, callbacks) = claimed else { return nil }
+        guard let (response, answered, callbacks) = claimed else { return nil }
         arrivals.advance()
-        for callback in callbacks { callback(request) }
-        return response
+        for callback in callbacks { callback(answered) }
+        return (response, answered)
     }
 
     /// Called by a transport once the response to `request` has been handed over.

@@ -16,8 +16,9 @@ import HTTPClient
 /// Unmatched requests are strict: they never reach the network; the caller receives an
 /// ``UnmatchedRequestError`` and the running test fails with a report that explains the miss.
 public final class StubRegistry: Sendable, CustomStringConvertible {
-    /// What the engine decided for a request.
-    public enum Resolution: Sendable {
+    /// What the engine decided for a request. Engine machinery: for the benchmarks and the
+    /// engine's own tests (`@_spi(Engine) import HTTPClientStubs`), not for users.
+    @_spi(Engine) public enum Resolution: Sendable {
         /// Answer with `response` (already resolved for the request), from `stub`.
         case respond(MockResponse, request: RecordedRequest, stub: Stub)
         /// Let the request through to the real network (its host is a pass-through host).
@@ -35,9 +36,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         var index = StubIndex()
         var requests: [RecordedRequest] = []
         var unmatched: [UnmatchedRequestReport] = []
-        /// The lowest-priority answers, tried oldest first once no other stub matched: a
-        /// `MockURLSession`'s queued answers, its `next...` values and its default answer.
-        var fallbacks: [Stub] = []
+        /// A `MockURLSession`'s own answers (queued, `next...`, default), each in its place of
+        /// ``AnswerOrder``, oldest first within it.
+        var fallbacks: [(order: AnswerOrder, stub: Stub)] = []
         /// Every gate a response of this registry was held by, for verification.
         var holds: [HeldResponse] = []
         /// Unmatched requests that satisfy one of these go to the real network.
@@ -108,16 +109,9 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         register(method, target, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// Stubs requests with any method to `target` (see ``stub(_:_:fileID:filePath:line:column:)``).
-    @discardableResult
-    public func stub(
-        _ target: StubTarget,
-        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-    ) -> Stub {
-        register(nil, target, site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-    }
-
-    /// Stubs requests that satisfy `matcher`.
+    /// Stubs requests that satisfy `matcher`, whatever their method and path unless it says:
+    /// `stub(where: .path("/health"))` answers every method, `stub(where: .header("X-Debug"))`
+    /// every request with that header.
     @discardableResult
     public func stub(
         where matcher: RequestMatcher,
@@ -167,7 +161,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         state.withLock { state in
             state.stubs.removeAll { $0 === stub }
             state.index.remove(stub)
-            state.fallbacks.removeAll { $0 === stub }
+            state.fallbacks.removeAll { $0.stub === stub }
         }
     }
 
@@ -185,7 +179,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
             state = State(nextID: state.nextID, index: state.index.emptied, fallbacks: fallbacks, passthrough: state.passthrough)
             return fallbacks
         }
-        for stub in fallbacks { stub.forgetCallsAndQueue() }
+        for (_, stub) in fallbacks { stub.forgetCallsAndQueue() }
     }
 
     /// Forgets recorded requests and unmatched reports; stubs and their calls stay.
@@ -196,13 +190,13 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Registers a lowest-priority answer: tried only when no other stub matched, after the
-    /// fallbacks registered before it.
-    package func addFallback(_ matcher: RequestMatcher, site: CallSite) -> Stub {
+    /// Registers one of a session's own answers, tried in its place of ``AnswerOrder`` (after
+    /// the fallbacks registered before it in the same place).
+    package func addFallback(_ matcher: RequestMatcher, in order: AnswerOrder, site: CallSite) -> Stub {
         state.withLock { state in
             let stub = Stub(id: state.nextID, matcher: matcher, indexKey: nil, location: site)
             state.nextID += 1
-            state.fallbacks.append(stub)
+            state.fallbacks.append((order, stub))
             return stub
         }
     }
@@ -236,38 +230,39 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     // MARK: Resolving
 
-    /// Decides the answer to `request`: finds the newest matching stub and takes its next
-    /// response, or reports the miss. This is the one entry point every transport uses.
-    ///
-    /// The order: stubs registered with `stub(...)` and `serve(...)`, newest first; then a
-    /// `MockURLSession`'s answers, in this order: queued answers (`enqueue`, oldest first),
-    /// the `next...` values while any is set, and, for a session created without a registry,
-    /// 200 with an empty body.
+    /// Decides the answer to `request`: tries each source of answers in ``AnswerOrder`` and
+    /// takes the first answer, or reports the miss. This is the one entry point every transport
+    /// uses (through the exchange).
     ///
     /// - Parameters:
     ///   - urlRequest: The request as the transport received it.
-    ///   - reportingMisses: `false` for a caller that handles misses itself (a cassette
-    ///     recording new episodes): the miss is then neither reported nor kept.
-    public func resolve(_ urlRequest: URLRequest, reportingMisses: Bool = true) -> Resolution {
-        resolve(urlRequest, reportingMisses: reportingMisses, bodyIsHidden: false)
-    }
-
-    /// `bodyIsHidden`: the transport knows a body was sent but could not see it.
-    func resolve(_ urlRequest: URLRequest, reportingMisses: Bool, bodyIsHidden: Bool) -> Resolution {
+    ///   - reportingMisses: `false` for a caller that handles misses itself: the miss is then
+    ///     neither reported nor kept.
+    ///   - bodyIsHidden: The transport knows a body was sent but could not see it.
+    @_spi(Engine) public func resolve(_ urlRequest: URLRequest, reportingMisses: Bool = true, bodyIsHidden: Bool = false) -> Resolution {
         var request = RecordedRequest(urlRequest, bodyIsHidden: bodyIsHidden)
         state.withLock { state in
             request.sequenceNumber = state.requests.count
             state.requests.append(request)
         }
         if let error = request.bodyStreamError { return .failed(error) }
-        if let (stub, response, matched) = claimNewestMatch(request) {
-            return .respond(response.resolved(for: matched), request: matched, stub: stub)
-        }
-        if let (stub, response, matched) = claimFallback(request) {
-            return .respond(response.resolved(for: matched), request: matched, stub: stub)
-        }
-        if state.withLock({ $0.passthrough }).contains(where: { $0.matches(request) }) {
-            return .passthrough(request.urlRequest)
+        for order in AnswerOrder.allCases {
+            switch order {
+            case .stubs:
+                if let (stub, response, matched) = claimNewestMatch(request) {
+                    return .respond(response.resolved(for: matched), request: matched, stub: stub)
+                }
+            case .queued, .canned, .defaultAnswer:
+                if let (stub, response, matched) = claimFallback(request, in: order) {
+                    return .respond(response.resolved(for: matched), request: matched, stub: stub)
+                }
+            case .passThrough:
+                if state.withLock({ $0.passthrough }).contains(where: { $0.matches(request) }) {
+                    return .passthrough(request.urlRequest)
+                }
+            case .unmatched:
+                break
+            }
         }
         let report = UnmatchedRequestReport(request: request, registry: self, stubs: stubs)
         if reportingMisses {
@@ -277,20 +272,21 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         return .unmatched(UnmatchedRequestError(report: report))
     }
 
-    /// The stub that would answer `request` now, without taking a response or recording a call.
-    public func firstMatch(for request: RecordedRequest) -> Stub? {
+    /// The stub that would answer `request` now, without taking a response or recording a call
+    /// (engine machinery, as ``resolve(_:reportingMisses:bodyIsHidden:)``).
+    @_spi(Engine) public func firstMatch(for request: RecordedRequest) -> Stub? {
         var found: Stub?
         StubIndex.forEachNewestFirst(state.withLock { $0.index.candidates(for: request) }) { entry in
             guard entry.matcher.matches(request), !entry.stub.isExhausted else { return false }
             found = entry.stub
             return true
         }
-        return found ?? state.withLock { $0.fallbacks }.first { !$0.isExhausted && $0.matcher.matches(request) }
+        return found ?? state.withLock { $0.fallbacks }.map(\.stub).first { !$0.isExhausted && $0.matcher.matches(request) }
     }
 
-    /// Claims the first fallback, oldest first, that matches and is not exhausted.
-    private func claimFallback(_ request: RecordedRequest) -> (Stub, MockResponse, RecordedRequest)? {
-        for stub in state.withLock({ $0.fallbacks }) {
+    /// Claims the first fallback in `order`, oldest first, that matches and is not exhausted.
+    private func claimFallback(_ request: RecordedRequest, in order: AnswerOrder) -> (Stub, MockResponse, RecordedRequest)? {
+        for (place, stub) in state.withLock({ $0.fallbacks }) where place == order {
             if let (response, matched) = stub.claimIfMatching(request) { return (stub, response, matched) }
         }
         return nil

@@ -12,8 +12,8 @@ import HTTPClient
 /// stubs.stub(.get, "/big").respond(.status(200, body: data).throttled(to: .threeG))
 /// ```
 public struct MockResponse: Sendable {
-    /// What the transport delivers.
-    public enum Outcome: Sendable {
+    /// What the transport delivers: built with the static builders below, one spelling each.
+    package enum Outcome: Sendable {
         /// An HTTP response.
         case http(statusCode: Int, headers: HTTPHeaders, body: Data)
         /// A transport error, delivered as the completion's `error`.
@@ -28,23 +28,26 @@ public struct MockResponse: Sendable {
     }
 
     /// What the response is: an HTTP answer, a failure, or raw completion-handler values.
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// Seconds to wait before the response headers arrive. Honoured by the URLProtocol
     /// transport, and by `MockURLSession` when created with `simulatesLatency: true`.
-    public var latency: TimeInterval = 0
+    package var latency: TimeInterval = 0
     /// How fast the body downloads after the headers; `nil` is instant.
-    public var throughput: Throughput?
+    package var throughput: Throughput?
     /// The gate that holds this response until the test releases it (see ``held(by:)``).
-    public var hold: HeldResponse?
+    package var hold: HeldResponse?
     /// Whether the session's `URLCache` may store the response (`.notAllowed` unless set with
     /// ``cached(_:)``). Both transports keep the cache the same way, on every platform.
-    public var cacheStoragePolicy: URLCache.StoragePolicy = .notAllowed
+    package var cacheStoragePolicy: URLCache.StoragePolicy = .notAllowed
     /// The body in the pieces a streaming caller (`chunks(for:)`) receives; empty when the body
     /// comes whole. Whole-body callers get every piece's bytes joined (see ``streamed(status:headers:_:)``).
-    public var streamParts: [StreamPart] = []
+    package var streamParts: [StreamPart] = []
+    /// Where this response comes from, when not from code: told to the request it answers
+    /// (``RecordedRequest/answerSource``).
+    var source: AnswerSource?
 
     /// A response with this outcome, delivered after `latency` seconds at `throughput`.
-    public init(_ outcome: Outcome, latency: TimeInterval = 0, throughput: Throughput? = nil) {
+    package init(_ outcome: Outcome, latency: TimeInterval = 0, throughput: Throughput? = nil) {
         self.outcome = outcome
         self.latency = latency
         self.throughput = throughput
@@ -86,15 +89,15 @@ public struct MockResponse: Sendable {
     }
 
     /// A response whose body is the file at `fileURL`, read when a request arrives. A missing
-    /// file is delivered as a ``FixtureError/unreadable(file:reason:)`` error, and a URL that
-    /// is not a `file:` URL as ``FixtureError/notAFileURL(_:)`` (nothing is downloaded).
+    /// file is delivered as a ``ResponseFileError/unreadable(file:reason:)`` error, and a URL
+    /// that is not a `file:` URL as ``ResponseFileError/notAFileURL(_:)`` (nothing is downloaded).
     public static func file(_ fileURL: URL, status: Int = 200, headers: HTTPHeaders = [:]) -> MockResponse {
-        guard fileURL.isFileURL else { return .error(FixtureError.notAFileURL(fileURL.absoluteString)) }
+        guard fileURL.isFileURL else { return .error(ResponseFileError.notAFileURL(fileURL.absoluteString)) }
         return .computed { _ in
             do {
                 return .status(status, headers: headers, body: try Data(contentsOf: fileURL))
             } catch {
-                throw FixtureError.unreadable(file: fileURL.path, reason: SystemReason(error).description)
+                throw ResponseFileError.unreadable(file: fileURL.path, reason: SystemReason(error).description)
             }
         }
     }
@@ -203,6 +206,7 @@ public struct MockResponse: Sendable {
         if result.hold == nil { result.hold = hold }
         if result.cacheStoragePolicy == .notAllowed { result.cacheStoragePolicy = cacheStoragePolicy }
         if result.streamParts.isEmpty { result.streamParts = streamParts }
+        if result.source == nil { result.source = source }
         return result
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
+@_spi(Engine) import HTTPClientStubs
 import Testing
 
 /// The index is an optimisation only: for any registry and any request, the stub it finds must
@@ -45,7 +46,7 @@ struct IndexEquivalenceTests {
             stub = stubs.stub(method, StubTarget(path(&random))).matching(.query([item.0: item.1]))
         case 5: stub = stubs.stub(where: .header("X-Variant", header(&random)))
         case 6: stub = stubs.stub(where: .header("X-Variant", header(&random)) || .header("X-Other", header(&random)))
-        default: stub = stubs.stub(StubTarget(path(&random)))
+        default: stub = stubs.stub(where: .path(PathPattern(path(&random))))
         }
         if Int.random(in: 0..<4, using: &random) == 0 { stub.matching(.header("x-variant", header(&random))) }
         if Int.random(in: 0..<10, using: &random) == 0 { stub.times(0) }

@@ -61,7 +61,7 @@ struct StressTests {
 
     @Test func urlProtocolTransportCompletesEveryConcurrentRequestOnce() async throws {
         let stubs = StubRegistry(reporting: .disabled)
-        let items = stubs.stub(.get, "/items/{id}").respond { request in .text(request.pathParameters["id"] ?? "") }
+        let items = stubs.stub(.get, "/items/{id}").respond(.computed { request in .text(request.pathParameters["id"] ?? "") })
         let limited = stubs.stub(.post, "/claim").respond(.status(204)).times(10)
         let client = HTTPClient(session: stubs.makeURLSession(), validation: .acceptAll)
         let requestCount = 500

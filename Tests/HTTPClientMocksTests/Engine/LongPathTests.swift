@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
+@_spi(Engine) import HTTPClientStubs
 import Testing
 
 /// Matching a request costs time linear in its path's length, whatever stubs are registered:

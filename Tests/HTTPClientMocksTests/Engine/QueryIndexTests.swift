@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
+@_spi(Engine) import HTTPClientStubs
 import Testing
 
 /// Stubs for full URLs with a query are found through the query, not by scanning their path's

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
+@_spi(Engine) import HTTPClientStubs
 import Testing
 
 /// Reports, snippets, errors and events hide credentials, stay short for huge bodies, and show

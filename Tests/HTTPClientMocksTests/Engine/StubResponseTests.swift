@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
+@_spi(Engine) import HTTPClientStubs
 import Testing
 
 @Suite("Stub responses and sequences")
@@ -30,7 +31,7 @@ struct StubResponseTests {
         #expect(try await client.send(.get("file")).text == #"{"from":"file"}"#)
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("missing")) }
         #expect(
-            error?.underlyingError as? FixtureError
+            error?.underlyingError as? ResponseFileError
                 == .unreadable(file: file.appendingPathExtension("nope").path, reason: "No such file or directory"))
         #expect(error?.description.contains("cannot be read (No such file or directory)") == true)
     }
@@ -38,7 +39,7 @@ struct StubResponseTests {
     @Test func aFileResponseGivenAnHTTPURLFailsWithoutDownloadingIt() async throws {
         stubs.stub(.get, "/file").respond(.file(testURL("http://127.0.0.1:1/data.json")))
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("file")) }
-        #expect(error?.underlyingError as? FixtureError == .notAFileURL("http://127.0.0.1:1/data.json"))
+        #expect(error?.underlyingError as? ResponseFileError == .notAFileURL("http://127.0.0.1:1/data.json"))
         #expect(error?.description.contains("http://127.0.0.1:1/data.json: not a file URL") == true)
     }
 
@@ -54,9 +55,10 @@ struct StubResponseTests {
     }
 
     @Test func computedResponsesSeeCapturesQueryAndBody() async throws {
-        stubs.stub(.post, "/users/{id}/notes").respond { request in
-            .text("\(request.pathParameters["id"] ?? "?") \(request.queryItems.first?.value ?? "") \(request.text ?? "")")
-        }
+        stubs.stub(.post, "/users/{id}/notes").respond(
+            .computed { request in
+                .text("\(request.pathParameters["id"] ?? "?") \(request.queryItems.first?.value ?? "") \(request.text ?? "")")
+            })
         let response = try await client.send(
             .init(
                 method: .post, url: "users/7/notes", query: [URLQueryItem(name: "q", value: "x")],
@@ -109,7 +111,7 @@ struct StubResponseTests {
         #expect(stubs.status(for: get) == 202)
         stubs.stub(.get, "/users/1").respond(.status(203))
         #expect(stubs.status(for: get) == 203)
-        stubs.stub("/users/1").respond(.status(204))
+        stubs.stub(where: .path("/users/1")).respond(.status(204))
         #expect(stubs.status(for: get) == 204)
         stubs.stub(.get, .prefix("/users")).respond(.status(205))
         #expect(stubs.status(for: get) == 205)
@@ -155,7 +157,7 @@ struct StubResponseTests {
         #expect(stubs.firstMatch(for: get) === bySegment)
         let partialPrefix = stubs.stub(.get, .prefix("/us"))
         #expect(stubs.firstMatch(for: get) === partialPrefix)
-        let anyMethod = stubs.stub("/users/{id}")
+        let anyMethod = stubs.stub(where: .path("/users/{id}"))
         #expect(stubs.firstMatch(for: get) === anyMethod)
         #expect(stubs.firstMatch(for: RecordedRequest(request("GET", "https://h/usersX/1"))) === partialPrefix)
     }

@@ -13,9 +13,10 @@ struct URLProtocolStressTests {
 
     @Test func hundredsOfConcurrentDelayedRequestsAllComplete() async throws {
         let stubs = StubRegistry()
-        stubs.stub(.get, "/item/{id}").respond { request in
-            MockResponse.text(request.pathParameters["id"] ?? "").delayed(by: 0.01)
-        }
+        stubs.stub(.get, "/item/{id}").respond(
+            .computed { request in
+                MockResponse.text(request.pathParameters["id"] ?? "").delayed(by: 0.01)
+            })
         let session = stubs.makeURLSession()
         for _ in 0..<Self.rounds {
             let bodies = try await withThrowingTaskGroup(of: (Int, String).self) { group in

@@ -15,9 +15,10 @@ struct URLProtocolTransportTests {
             let name: String
         }
         let stubs = StubRegistry(reporting: failures.reporting)
-        stubs.stub(.get, "https://api.example.com/users/{id}").respond { request in
-            try .json(User(id: Int(request.pathParameters["id"] ?? "") ?? 0, name: "Ada"), headers: ["ETag": "x1"])
-        }
+        stubs.stub(.get, "https://api.example.com/users/{id}").respond(
+            .computed { request in
+                try .json(User(id: Int(request.pathParameters["id"] ?? "") ?? 0, name: "Ada"), headers: ["ETag": "x1"])
+            })
         let client = HTTPClient(session: stubs.makeURLSession(), baseURL: testURL("https://api.example.com"))
 
         let user = try await client.send(.get("users/5"), as: User.self)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
+@_spi(Engine) import HTTPClientStubs
 import Testing
 
 @Suite("Held responses and waiting for requests")

@@ -41,7 +41,7 @@ struct CassetteRedactionTests {
 
     @Test func aSecretTheClientPercentEncodesInTheQueryAndPathIsNotWritten() async throws {
         let api = upstream.stubs
-        api.stub(.prefix("/files")).respond(.text("ok"))
+        api.stub(where: .path(.prefix("/files"))).respond(.text("ok"))
         var request = HTTPClient.Request.get(
             testURL("https://h/files/\(Self.secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"))
         request.query = [URLQueryItem(name: "q", value: Self.secret)]
@@ -64,11 +64,12 @@ struct CassetteRedactionTests {
     @Test func aBearerTokenEchoedInABinaryBodyIsNotWritten() async throws {
         let token = "bt-echo-778899"
         let api = upstream.stubs
-        api.stub(.get, "/blob").respond { request in
-            // A binary body (not UTF-8) with the request's token inside, at an unaligned offset.
-            let echoed = Data([0xFF, 0xFE, 0x01]) + Data((request.headers["Authorization"] ?? "").utf8) + Data([0x00, 0x9F])
-            return .status(200, headers: ["Content-Type": "application/octet-stream"], body: echoed)
-        }
+        api.stub(.get, "/blob").respond(
+            .computed { request in
+                // A binary body (not UTF-8) with the request's token inside, at an unaligned offset.
+                let echoed = Data([0xFF, 0xFE, 0x01]) + Data((request.headers["Authorization"] ?? "").utf8) + Data([0x00, 0x9F])
+                return .status(200, headers: ["Content-Type": "application/octet-stream"], body: echoed)
+            })
         _ = try await HTTPClient(
             session: try CassetteSession(file: file, mode: .all, upstream: upstream, reporting: .disabled),
             headers: ["Authorization": "Bearer \(token)"]
@@ -94,7 +95,7 @@ struct CassetteRedactionTests {
 
     @Test(arguments: ["https://ada:pa55-w0rd@h/x?token=pa55-w0rd", "https://ada:pa55-w0rd@h/x/pa55-w0rd"])
     func aURLThatRepeatsItsPasswordReplaysAfterRedaction(recorded: String) async throws {
-        upstream.stubs.stub(.prefix("/x")).respond(.text("ok"))
+        upstream.stubs.stub(where: .path(.prefix("/x"))).respond(.text("ok"))
         let url = testURL(recorded)
         _ = try await record(.standard).get(url)
         let written = String(decoding: try Data(contentsOf: file), as: UTF8.self)

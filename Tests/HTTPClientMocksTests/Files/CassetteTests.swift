@@ -15,9 +15,10 @@ struct CassetteTests {
         folder = try TemporaryFolder()
         file = folder.url.appendingPathComponent("cassettes/users.json")
         let api = upstream.stubs
-        api.stub(.get, "/users/{id}").respond { request in
-            .json(raw: #"{"id": \#(request.pathParameters["id"] ?? "0"), "name": "Ada"}"#, headers: ["ETag": "v1"])
-        }
+        api.stub(.get, "/users/{id}").respond(
+            .computed { request in
+                .json(raw: #"{"id": \#(request.pathParameters["id"] ?? "0"), "name": "Ada"}"#, headers: ["ETag": "v1"])
+            })
         api.stub(.get, "/avatar").respond(.status(200, headers: ["Content-Type": "image/png"], body: Data([0x89, 0x50, 0x00, 0xFF])))
         api.stub(.post, "/users").respond(.status(201))
     }
@@ -196,9 +197,10 @@ struct CassetteTests {
 
     @Test func credentialsTheServerEchoesAreHiddenEverywhere() async throws {
         let api = upstream.stubs
-        api.stub(.get, "/debug").respond { request in
-            .text("saw \(request.headers["Authorization"] ?? "") and \(request.url.query ?? "") and \(request.headers["Cookie"] ?? "")")
-        }
+        api.stub(.get, "/debug").respond(
+            .computed { request in
+                .text("saw \(request.headers["Authorization"] ?? "") and \(request.url.query ?? "") and \(request.headers["Cookie"] ?? "")")
+            })
         let client = HTTPClient(
             session: try session(.all), headers: ["Authorization": "Bearer echo-token-31", "Cookie": "a=1; sid=echo-cookie-9"])
         _ = try await client.get(testURL("https://h/debug?token=echo-query-7"))

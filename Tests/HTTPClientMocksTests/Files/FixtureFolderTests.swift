@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
+@_spi(Engine) import HTTPClientStubs
 import Testing
 
 /// A temporary fixture folder, removed when the test ends.
@@ -97,7 +98,8 @@ struct FixtureFolderTests {
         #expect(stubs.verify(fixtures, requested: .exactly(2)))
         #expect(fixtures.calls.map(\.path) == ["/a", "/a"])
         // The file that answered is a field of the request, not a path parameter.
-        #expect(fixtures.calls.map(\.fixtureFile?.lastPathComponent) == ["GET|-a.json", "GET|-a.json"])
+        let file = AnswerSource.file(folder.url.appendingPathComponent("GET|-a.json"))
+        #expect(fixtures.calls.map(\.answerSource) == [file, file])
         #expect(fixtures.calls.allSatisfy { $0.pathParameters.isEmpty })
     }
 

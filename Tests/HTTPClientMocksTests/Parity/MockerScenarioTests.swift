@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
+@_spi(Engine) import HTTPClientStubs
 import Testing
 
 /// Mocker's own test suite (WeTransfer/Mocker: `MockerTests`, `DynamicMocksTests`,

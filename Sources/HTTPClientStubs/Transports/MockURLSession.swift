@@ -11,13 +11,13 @@ import HTTPClient
 /// ```
 ///
 /// It is a thin transport over a ``StubRegistry`` it always has (``stubs``: yours, or its own),
-/// so every answer is chosen, recorded and verifiable the same way. What a request gets, in
-/// order: the newest stub registered on ``stubs`` that matches; then the answers queued with
-/// `enqueue(_:)`, oldest first (``queuedAnswers``); then ``nextData`` / ``nextResponse`` /
-/// ``nextError`` while any is set (``cannedAnswers``; a missing response becomes a 200 for the
-/// request's URL unless there is an error); then, for a session created without a registry,
-/// 200 and an empty body. With a registry of yours, a request nothing answers is unmatched:
-/// the test fails with the report. Safe to use from many threads at once.
+/// so every answer is chosen, recorded and verifiable the same way: stubs first, then the
+/// answers queued with ``enqueue(_:)`` (``queuedAnswers``), then ``nextData`` / ``nextResponse``
+/// / ``nextError`` while any is set (``cannedAnswers``), in the one order the article "Stubbing
+/// and verification" sets out in "The order answers are tried in". A session created without a
+/// registry answers what nothing else does with 200 and an empty body; with a registry of yours,
+/// such a request is unmatched and the test fails with the report. Safe to use from many threads
+/// at once.
 public final class MockURLSession: URLSessionProtocol, Sendable {
     private struct Canned: Sendable {
         var nextDataTask = MockURLSessionDataTask()
@@ -40,9 +40,9 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     private let defaultAnswer: Stub?
     /// Whether responses' latency and throughput are honoured (on a background queue). Off by
     /// default: answers arrive synchronously inside `resume()`.
-    public let simulatesLatency: Bool
+    package let simulatesLatency: Bool
     /// Where requests the registry lets through go.
-    public let passthroughSession: any URLSessionProtocol
+    package let passthroughSession: any URLSessionProtocol
     /// What the session does around each answer, as a `URLSession` with its configuration would.
     let behaviour: SessionBehaviour
 
@@ -65,7 +65,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     ///     and keeps cookies in a jar of its own (``cookieStorage``).
     ///   - followsRedirects: Follow 3xx answers with `Location` as `URLSession` does (every hop
     ///     is a request of its own); `false` delivers them as they are.
-    ///   - simulatesLatency: Wait out ``MockResponse/latency`` and ``MockResponse/throughput``.
+    ///   - simulatesLatency: Wait out a response's latency and throughput (``MockResponse/delayed(by:)``, ``MockResponse/throttled(to:)``).
     ///     Without it answers come at once, but one later than the timeout still fails with
     ///     `URLError(.timedOut)`.
     ///   - passthroughSession: The session for the requests the registry lets through.
@@ -93,21 +93,23 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         if configuration == nil { behaviour.privateJar = PrivateCookieJar() }
         self.behaviour = behaviour
 
-        queuedAnswers = registry.addFallback(.any, site: site).named("answers queued with enqueue").allowingUnused()
+        queuedAnswers = registry.addFallback(.any, in: .queued, site: site).named("answers queued with enqueue").allowingUnused()
         queuedAnswers.enqueue([])
         let cannedMatcher = RequestMatcher("nextData, nextResponse or nextError is set") { _ in
             canned.withLock { $0.isSet } ? nil : "none of nextData, nextResponse and nextError is set"
         }
-        cannedAnswers = registry.addFallback(cannedMatcher, site: site).named("nextData, nextResponse and nextError")
-            .respond { request in
-                let values = canned.current
-                guard values.response != nil || values.error != nil else { return .status(200, body: values.data ?? Data()) }
-                return MockResponse(.completion(data: values.data, response: values.response, error: values.error))
-            }
+        cannedAnswers = registry.addFallback(cannedMatcher, in: .canned, site: site).named("nextData, nextResponse and nextError")
+            .respond(
+                .computed { _ in
+                    let values = canned.current
+                    guard values.response != nil || values.error != nil else { return .status(200, body: values.data ?? Data()) }
+                    return MockResponse(.completion(data: values.data, response: values.response, error: values.error))
+                }
+            )
             .allowingUnused()
         defaultAnswer =
             stubs == nil
-            ? registry.addFallback(.any, site: site).named("200, the default answer of a session without a registry")
+            ? registry.addFallback(.any, in: .defaultAnswer, site: site).named("200, the default answer of a session without a registry")
                 .respond(.status(200)).allowingUnused() : nil
     }
 
@@ -139,11 +141,6 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
 
     /// Appends answers to the queue: each request no stub takes gets the oldest one.
     public func enqueue(_ responses: MockResponse...) {
-        enqueue(responses)
-    }
-
-    /// Appends answers to the queue: each request no stub takes gets the oldest one.
-    public func enqueue(_ responses: [MockResponse]) {
         queuedAnswers.enqueue(responses)
     }
 
@@ -181,8 +178,12 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         startTask(for: request) { completionHandler($0.data, $0.response, $0.error) }
     }
 
-    /// The next task, handed out for `request` and given the session's answer.
-    private func startTask(for request: URLRequest, deliver: @escaping @Sendable (Delivery) -> Void) -> MockURLSessionDataTask {
+    /// The next task, handed out for `request` and given the session's answer. A request let
+    /// through goes to `forward` when given (a stream, which the pass-through session streams
+    /// itself), otherwise to a task of the pass-through session.
+    private func startTask(
+        for request: URLRequest, forward: (@Sendable (URLRequest) -> Void)? = nil, deliver: @escaping @Sendable (Delivery) -> Void
+    ) -> MockURLSessionDataTask {
         let task = canned.withLock { canned in
             defer { canned.nextDataTask = MockURLSessionDataTask() }
             return canned.nextDataTask
@@ -190,7 +191,11 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         task.begin(request, simulatingLatency: simulatesLatency, deliver: deliver)
         let passthroughSession = passthroughSession
         stubs.exchange(request, behaviour: behaviour, cancellation: task.exchangeCancellation) { result in
-            task.receive(result, passthroughSession: passthroughSession)
+            if case .passthrough(let forwarded) = result, let forward {
+                forward(forwarded)
+            } else {
+                task.receive(result, passthroughSession: passthroughSession)
+            }
         }
         return task
     }
@@ -202,13 +207,30 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     /// Letting the stream go, or cancelling the Swift task, cancels the task; a reader whose
     /// task is cancelled gets `CancellationError`.
     public func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse) {
+        /// How the exchange ended for a stream: fed from the answer, or let through.
+        enum Answer {
+            case fed(URLResponse)
+            case forwarded(URLRequest)
+        }
         let (stream, chunks) = ChunkStream.makeStream()
         let simulatesLatency = simulatesLatency
         let cancellation = TaskCancellation()
-        let response = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URLResponse, any Error>) in
-                let task = startTask(for: request) { delivery in
-                    continuation.resume(with: ChunkFeed.feed(delivery, to: chunks, waitingOutPauses: simulatesLatency))
+        let answer = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, any Error>) in
+                // A forwarded stream is not delivered, but its unused task may still be cancelled.
+                let answered = Locked(false)
+                let answers = { @Sendable in
+                    answered.withLock { answered in
+                        defer { answered = true }
+                        return !answered
+                    }
+                }
+                let task = startTask(for: request) { forwarded in
+                    guard answers() else { return }
+                    continuation.resume(returning: .forwarded(forwarded))
+                } deliver: { delivery in
+                    guard answers() else { return }
+                    continuation.resume(with: ChunkFeed.feed(delivery, to: chunks, waitingOutPauses: simulatesLatency).map(Answer.fed))
                 }
                 chunks.onTermination = { task.cancel() }
                 cancellation.register(task)
@@ -217,6 +239,12 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         } onCancel: {
             cancellation.cancel()
         }
-        return (stream, response)
+        switch answer {
+        case .fed(let response):
+            return (stream, response)
+        case .forwarded(let forwarded):
+            chunks.finish()
+            return try await passthroughSession.chunks(for: forwarded)
+        }
     }
 }

@@ -119,13 +119,6 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         }
     }
 
-    /// A task that delivers a decision made without an exchange (a cassette's replayed answer).
-    convenience init(answering delivery: Delivery, completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) {
-        self.init()
-        begin(delivery.request, simulatingLatency: false, completion: completion)
-        receive(delivery)
-    }
-
     private func receive(_ delivery: Delivery) {
         let action = state.withLock { state -> Action in
             guard case .waiting = state.phase else { return .none }  // cancelled meanwhile

@@ -1,19 +1,6 @@
 import Foundation
 import HTTPClient
 
-/// What the session's `URLCache` says about a request before it goes out.
-enum CacheDecision {
-    /// Send the request; nothing usable is stored (or the policy ignores the cache).
-    case load
-    /// Answer from the cache without sending anything.
-    case answer(CachedURLResponse)
-    /// Send `request`, which asks whether the stored answer is still current; a `304` means
-    /// the stored answer is delivered.
-    case revalidate(URLRequest, stored: CachedURLResponse)
-    /// `.returnCacheDataDontLoad` and nothing stored: the request fails without being sent.
-    case unavailable
-}
-
 /// The session's response cache, as the URL loading system uses it: GET answers a stub marks
 /// cacheable (``MockResponse/cached(_:)``) are stored in the configuration's `URLCache`, and
 /// later requests are answered from it per their cache policy. The engine does this itself
@@ -161,27 +148,5 @@ private struct CacheControl {
             default: continue
             }
         }
-    }
-}
-
-/// The caches that may hold answers: those the engine stored into, and those that held
-/// something when a session was made with them (a test may fill one by hand first). Keyed by
-/// identity; a reused identity only costs a lookup that finds nothing.
-final class HoldingCaches: Sendable {
-    static let shared = HoldingCaches()
-
-    private let holding = Locked<Set<ObjectIdentifier>>([])
-
-    func noteHolding(_ cache: URLCache) {
-        _ = holding.withLock { $0.insert(ObjectIdentifier(cache)) }
-    }
-
-    /// Asked once per session: what a cache holds when the session is made.
-    func noteContents(of cache: URLCache) {
-        if cache.currentMemoryUsage > 0 || cache.currentDiskUsage > 0 { noteHolding(cache) }
-    }
-
-    func mayHold(_ cache: URLCache) -> Bool {
-        holding.withLock { $0.contains(ObjectIdentifier(cache)) }
     }
 }

@@ -1,0 +1,36 @@
+import Foundation
+import HTTPClient
+
+/// What a task delivers at the end of an exchange, and when.
+package struct Delivery: Sendable {
+    /// The last request sent (the redirect target, after redirects).
+    package var request: URLRequest
+    package var data: Data?
+    package var response: URLResponse?
+    package var error: (any Error)?
+    /// Seconds before the response headers arrive: every hop's latency, or the timeout.
+    package var latency: TimeInterval = 0
+    /// Seconds the body takes after the headers.
+    package var downloadTime: TimeInterval = 0
+    /// The body in pieces, for a caller that streams (empty: `data` in one piece).
+    package var parts: [StreamPart] = []
+    /// The stored answer the first hop asks about (`If-None-Match`): a `304` delivers it.
+    var revalidating: CachedURLResponse?
+    /// The stub of every hop with the request it answered, told once the delivery is made.
+    package var answered: [(stub: Stub, request: RecordedRequest)] = []
+
+    package init(request: URLRequest, error: any Error) {
+        self.request = request
+        self.error = error
+    }
+
+    package init(request: URLRequest, arguments: (Data?, URLResponse?, (any Error)?)) {
+        self.request = request
+        (data, response, error) = arguments
+    }
+
+    /// Tells each stub that answered that its response has been handed over.
+    package func noteDelivered() {
+        for (stub, request) in answered { stub.noteDelivered(request) }
+    }
+}

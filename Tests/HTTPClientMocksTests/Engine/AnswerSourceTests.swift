@@ -1,0 +1,26 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+/// Each request a stub answered says where its answer came from.
+@Suite("Answer sources")
+struct AnswerSourceTests {
+    @Test func aStubsOwnResponsesAreTheSourceOfItsAnswers() async throws {
+        let stubs = StubRegistry()
+        let users = stubs.stub(.get, "/users").respond(.text("[]"))
+        _ = try await MockURLSession(stubs: stubs).data(for: request("GET", "https://h/users"))
+        #expect(users.calls.map(\.answerSource) == [.stub])
+    }
+
+    @Test func aStubWhoseResponseIsAFileIsStillTheSourceOfItsAnswer() async throws {
+        let stubs = StubRegistry()
+        let folder = try TemporaryFolder()
+        let file = folder.url.appendingPathComponent("users.json")
+        try Data("[]".utf8).write(to: file)
+        let users = stubs.stub(.get, "/users").respond(.file(file))
+        let (body, _) = try await MockURLSession(stubs: stubs).data(for: request("GET", "https://h/users"))
+        #expect(body == Data("[]".utf8))
+        #expect(users.calls.map(\.answerSource) == [.stub])
+    }
+}
