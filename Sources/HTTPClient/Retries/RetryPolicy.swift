@@ -65,7 +65,7 @@ public struct RetryPolicy: Sendable {
     ///   - now: The current time, for HTTP-date `Retry-After` values.
     ///   - random: A number in `0...1` for jitter.
     public func delay(
-        after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int, isIdempotent: Bool,
+        after result: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int, isIdempotent: Bool,
         now: Date, random: Double
     ) -> TimeInterval? {
         guard isIdempotent, attempt < maximumAttempts else { return nil }
