@@ -119,7 +119,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     /// `CancellationError` becomes ``cancelled``; a ``TransferFileError``, thrown or under a
     /// `URLError` (a session's upload reports a file it cannot send that way), becomes
     /// ``file(_:)``. The request URL is attached to a `URLError` that lacks one.
-    public init(transportError error: any Error, url: URL?) {
+    /// `package`: the redaction tests build errors from what a session reported.
+    package init(transportError error: any Error, url: URL?) {
         if error is CancellationError {
             self = .cancelled
             return
@@ -160,6 +161,7 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     /// a line of its own what the session said beyond the code (a message of its own, as ours
     /// name the file or the stub, else an underlying error's). `httpc` says it after what arrived
     /// of a response cut short.
+    /// `package`: httpc says it after what arrived of a response cut short.
     package static func reason(_ error: URLError) -> String {
         let detail =
             error.userInfo[NSLocalizedDescriptionKey] as? String

@@ -78,6 +78,7 @@ extension HTTPClient.Response where Value == Data {
     }
 
     /// Reads status, headers and URL from a Foundation response.
+    /// `package`: cassette recording (HTTPClientStubs) reads headers the way the client does.
     package init(_ response: HTTPURLResponse, body: Data?, request: URLRequest? = nil) {
         var fields: [(name: String, value: String)] = []
         let all = response.allHeaderFields

@@ -12,7 +12,7 @@ extension HTTPClient {
         }
 
         /// Whether `response` passes.
-        public func accepts(_ response: Response<Data>) -> Bool {
+        func accepts(_ response: Response<Data>) -> Bool {
             accepts(response)
         }
 
@@ -32,13 +32,4 @@ extension HTTPClient {
         /// Every response passes; the caller inspects `statusCode` itself.
         public static let acceptAll = Validation { _ in true }
     }
-}
-
-/// The underlying error of ``HTTPClientError/decodingFailed(type:response:underlying:)`` when
-/// a value was expected and the body was empty.
-public struct EmptyBodyError: Error, CustomStringConvertible {
-    /// The error.
-    public init() {}
-    /// Says that the body is empty.
-    public var description: String { "the response body is empty" }
 }

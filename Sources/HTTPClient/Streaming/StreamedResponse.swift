@@ -15,12 +15,6 @@ public struct StreamedResponse: Sendable {
     /// The body, chunk by chunk as the session delivers it.
     public let chunks: BodyChunks
 
-    /// A response whose head has arrived and whose body follows in `chunks`.
-    public init(head: HTTPClient.Response<Data>, chunks: BodyChunks) {
-        self.head = head
-        self.chunks = chunks
-    }
-
     /// The HTTP status code.
     public var statusCode: Int { head.statusCode }
     /// The response headers.

@@ -8,10 +8,4 @@ public struct DownloadedFile: Sendable {
     /// Where the body is: the destination asked for, or a new file in the temporary directory
     /// that is the caller's to move or delete.
     public let fileURL: URL
-
-    /// A downloaded file: the response's head and where the body was written.
-    public init(head: HTTPClient.Response<Data>, fileURL: URL) {
-        self.head = head
-        self.fileURL = fileURL
-    }
 }
