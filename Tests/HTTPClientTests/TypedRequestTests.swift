@@ -130,6 +130,35 @@ struct TypedRequestTests {
         #expect(session.lastRequest?.headers["X-Step"] == "configure,interceptor")
     }
 
+    @Test func hundredsOfTypedRequestsAtOnceEachGetTheirOwnValue() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/users/{id}").respond { request in
+            let id = request.pathParameters["id"] ?? ""
+            return .json(raw: #"{"id": \#(id), "name": "user \#(id)"}"#)
+        }
+        let client = HTTPClient(
+            session: MockURLSession(stubs: stubs), baseURL: url("https://api.example.com"),
+            interceptors: [AddHeader(name: "X-Step", value: "1")])
+        let users = try await withThrowingTaskGroup(of: User.self) { group in
+            for id in 0..<300 { group.addTask { try await client.send(API.user(id)).value } }
+            return try await group.reduce(into: [User]()) { $0.append($1) }
+        }
+        #expect(Set(users.map(\.id)) == Set(0..<300))
+        #expect(users.allSatisfy { $0.name == "user \($0.id)" })
+    }
+
+    @Test func cancellingATypedRequestHalfwayIsCancelledNotADecodingFailure() async throws {
+        let pending = PendingSession()
+        let client = HTTPClient(session: pending, baseURL: url("https://api.example.com"))
+        let call = Task { try await client.send(API.me) }
+        var tasks = pending.tasks.makeAsyncIterator()
+        let started = try #require(await tasks.next())
+        call.cancel()
+        let result = await call.result
+        #expect((result.failure as? HTTPClientError)?.isCancelled == true)
+        #expect(started.cancelCount.current == 1)
+    }
+
     @Test func anUploadReturnsATypedResponse() async throws {
         session.enqueue(.json(raw: #"{"id": 4, "name": "Ed"}"#, status: 201))
         let response = try await client.upload(HTTPClient.Request<User>.post("users"), from: .data(Data("x".utf8)))
