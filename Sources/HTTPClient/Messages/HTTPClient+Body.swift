@@ -10,6 +10,10 @@ extension HTTPClient {
         case json(any Encodable & Sendable)
 
         /// UTF-8 text; `Content-Type: text/plain; charset=utf-8` unless another is given.
+        ///
+        /// - Parameters:
+        ///   - text: The text to send.
+        ///   - contentType: The content type to declare.
         public static func text(_ text: String, contentType: String = "text/plain; charset=utf-8") -> Body {
             .data(Data(text.utf8), contentType: contentType)
         }

@@ -105,26 +105,52 @@ extension HTTPClient.Request where Value == Data {
     }
 
     /// A `GET` of `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func get(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
         Self(method: .get, url: url, query: query, headers: headers)
     }
 
     /// A `HEAD` of `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func head(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
         Self(method: .head, url: url, query: query, headers: headers)
     }
 
     /// A `DELETE` of `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func delete(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
         Self(method: .delete, url: url, query: query, headers: headers)
     }
 
     /// An `OPTIONS` request to `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func options(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
         Self(method: .options, url: url, query: query, headers: headers)
     }
 
     /// A `POST` of `body` to `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func post(
         _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
     ) -> Self {
@@ -132,6 +158,12 @@ extension HTTPClient.Request where Value == Data {
     }
 
     /// A `PUT` of `body` to `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func put(
         _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
     ) -> Self {
@@ -139,6 +171,12 @@ extension HTTPClient.Request where Value == Data {
     }
 
     /// A `PATCH` of `body` to `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func patch(
         _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
     ) -> Self {
@@ -174,16 +212,32 @@ extension HTTPClient.Request where Value: Decodable {
     }
 
     /// A `GET` of `url` (a `URL` or a path), decoding `Value`.
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func get(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
         Self(method: .get, url: url, query: query, headers: headers)
     }
 
     /// A `DELETE` of `url` (a `URL` or a path), decoding `Value`.
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func delete(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
         Self(method: .delete, url: url, query: query, headers: headers)
     }
 
     /// A `POST` of `body` to `url` (a `URL` or a path), decoding `Value`.
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func post(
         _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
     ) -> Self {
@@ -191,6 +245,12 @@ extension HTTPClient.Request where Value: Decodable {
     }
 
     /// A `PUT` of `body` to `url` (a `URL` or a path), decoding `Value`.
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func put(
         _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
     ) -> Self {
@@ -198,6 +258,12 @@ extension HTTPClient.Request where Value: Decodable {
     }
 
     /// A `PATCH` of `body` to `url` (a `URL` or a path), decoding `Value`.
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
     public static func patch(
         _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
     ) -> Self {
