@@ -142,22 +142,6 @@ extension HTTPClient {
     }
 }
 
-/// The task returned by the completion API when a request runs through the pipeline: it
-/// cancels the whole loop, waiting included.
-final class PipelineTask: URLSessionDataTaskProtocol {
-    private let task: Task<Void, Never>
-
-    init(_ task: Task<Void, Never>) {
-        self.task = task
-    }
-
-    func resume() {}
-
-    func cancel() {
-        task.cancel()
-    }
-}
-
 extension HTTPClientEvent {
     /// The event of an attempt that began at `started` (uptime nanoseconds) and ends now.
     init(

@@ -72,13 +72,6 @@ extension HTTPClient {
             self.decoding = decoding
         }
     }
-
-    /// How a request's raw response becomes its value.
-    struct Decoding<Value: Sendable>: Sendable {
-        /// Whether the request asks for JSON (`Accept: application/json` unless it sets one).
-        let acceptsJSON: Bool
-        let decode: @Sendable (Response<Data>, JSONDecoder) throws(HTTPClientError) -> Value
-    }
 }
 
 // MARK: - Raw requests
