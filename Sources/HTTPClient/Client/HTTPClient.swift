@@ -12,7 +12,7 @@ import Foundation
 public struct HTTPClient: Sendable {
     /// The session every request goes through.
     public var session: any URLSessionProtocol
-    /// Paths given to ``Request/Target/path(_:)`` are appended to this URL, keeping its path.
+    /// Paths given to ``RequestTarget/path(_:)`` are appended to this URL, keeping its path.
     public var baseURL: URL?
     /// Headers sent with every request; a request's own headers replace these by name.
     public var headers: HTTPHeaders

@@ -50,7 +50,7 @@ public protocol URLSessionProtocol: Sendable {
     /// one chunk; `URLSession` and `MockURLSession` deliver chunks as they come.
     ///
     /// `URLSession`'s implementation runs a data task whose
-    /// ``Foundation/URLSessionTask/readsBodyInChunks`` is `true`: a `URLProtocol` serving it
+    /// `URLSessionTask.readsBodyInChunks` is `true`: a `URLProtocol` serving it
     /// may hand the body over in several `urlProtocol(_:didLoad:)` calls as it becomes available.
     func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse)
 
