@@ -20,7 +20,7 @@ struct User: Decodable {
 
 do {
     let client = try makeAppClient()
-    let user = try await client.send(.get("users/1"), as: User.self)
+    let user = try await client.send(HTTPClient.Request<User>.get("users/1")).value
     print("user \(user.id): \(user.name)")
 } catch {
     FileHandle.standardError.write(Data("StubbedApp: \(error)\n".utf8))

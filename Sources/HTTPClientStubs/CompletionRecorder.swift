@@ -7,7 +7,7 @@ import HTTPClient
 /// the completion has already run when the call returns, so no expectation is needed:
 ///
 /// ```swift
-/// let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+/// let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
 /// client.get(url: url, completion: recorder.record)
 /// let response = try #require(recorder.value).get()
 /// ```

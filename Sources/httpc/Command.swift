@@ -219,9 +219,9 @@ struct Command {
     }
 
     /// The request to send: GET by default, POST when there is a body, PUT for `-T`.
-    var request: HTTPClient.Request {
+    var request: HTTPClient.Request<Data> {
         let defaultMethod: HTTPMethod = options.uploadFile != nil ? .put : options.body == nil ? .get : .post
-        var request = HTTPClient.Request(method: method ?? defaultMethod, url: url, headers: options.headers)
+        var request = HTTPClient.Request<Data>(method: method ?? defaultMethod, url: url, headers: options.headers)
         if let body = options.body {
             request.body = .data(body, contentType: options.isJSON ? "application/json" : "application/x-www-form-urlencoded")
         }

@@ -6,7 +6,7 @@ import HTTPClientStubs
 enum Output {
     /// The status line, the headers when asked, a blank line, and the body (JSON pretty printed).
     /// Without `body`, what comes before it (the body goes to a file or streams after).
-    static func render(_ response: HTTPClient.Response, includeHeaders: Bool, body includesBody: Bool = true) -> String {
+    static func render(_ response: HTTPClient.Response<Data>, includeHeaders: Bool, body includesBody: Bool = true) -> String {
         var lines = ["HTTP/1.1 \(response.statusCode) \(reason(response.statusCode))"]
         if includeHeaders { lines += response.headers.map { "\($0.name): \($0.value)" } }
         lines.append("")
@@ -14,7 +14,7 @@ enum Output {
         return lines.joined(separator: "\n")
     }
 
-    static func body(_ response: HTTPClient.Response) -> String {
+    static func body(_ response: HTTPClient.Response<Data>) -> String {
         if let object = try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed]),
             let pretty = try? JSONSerialization.data(
                 withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])

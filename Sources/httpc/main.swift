@@ -41,15 +41,15 @@ do {
 
 let client = HTTPClient(session: session, validation: .acceptAll)
 // What arrived before a failure, to say so: a failure after the head is not "no response".
-var head: HTTPClient.Response?
+var head: HTTPClient.Response<Data>?
 var received: TransferProgress?
 
 /// Sends the request as the options ask and prints the answer (the head, and the body unless it
 /// went to a file); returns the response.
-@MainActor func send() async throws(HTTPClientError) -> HTTPClient.Response {
+@MainActor func send() async throws(HTTPClientError) -> HTTPClient.Response<Data> {
     if let output = files.output {
         let progress = Progress(showing: isatty(STDERR_FILENO) == 1)
-        let response: HTTPClient.Response
+        let response: HTTPClient.Response<Data>
         do {
             response = try await client.download(command.request, to: output) { progress.show($0) }.head
         } catch {
@@ -65,7 +65,7 @@ var received: TransferProgress?
         return response
     }
     if let upload = files.upload {
-        let response = try await client.upload(command.request, fromFile: upload)
+        let response = try await client.upload(command.request, from: .file(upload))
         print(Output.render(response, includeHeaders: command.options.includeHeaders))
         return response
     }
@@ -93,7 +93,7 @@ var received: TransferProgress?
     return stream.head
 }
 
-let sending = Task { @MainActor () -> Result<HTTPClient.Response, HTTPClientError> in
+let sending = Task { @MainActor () -> Result<HTTPClient.Response<Data>, HTTPClientError> in
     do throws(HTTPClientError) {
         return .success(try await send())
     } catch {
@@ -107,7 +107,7 @@ let interruption = DispatchSource.makeSignalSource(signal: SIGINT, queue: .globa
 interruption.setEventHandler { sending.cancel() }
 interruption.resume()
 
-let response: HTTPClient.Response
+let response: HTTPClient.Response<Data>
 switch await sending.value {
 case .success(let answer):
     response = answer

@@ -30,7 +30,7 @@ final class ClassicMockSessionTests: XCTestCase {
     func testCannedDataArrivesBeforeGetReturns() throws {
         let session = MockURLSession()
         session.nextData = Data("hello".utf8)
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
 
         HTTPClient(session: session).get(url: url("https://example.com/greeting"), completion: recorder.record)
 
@@ -44,7 +44,7 @@ final class ClassicMockSessionTests: XCTestCase {
         session.nextResponse = HTTPURLResponse(
             url: url("https://example.com/new"), statusCode: 201, httpVersion: "HTTP/1.1",
             headerFields: ["Location": "/new/7"])
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
 
         HTTPClient(session: session).get(url: url("https://example.com/new"), completion: recorder.record)
 
@@ -56,7 +56,7 @@ final class ClassicMockSessionTests: XCTestCase {
     func testCannedErrorArrivesBeforeGetReturns() throws {
         let session = MockURLSession()
         session.nextError = URLError(.notConnectedToInternet)
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
 
         HTTPClient(session: session).get(url: url("https://example.com/x"), completion: recorder.record)
 
@@ -68,7 +68,7 @@ final class ClassicMockSessionTests: XCTestCase {
     func testStatusOutsideTwoHundredsIsAnErrorThatKeepsTheBody() throws {
         let session = MockURLSession()
         session.enqueue(.json(raw: #"{"error":"no such user"}"#, status: 404))
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
 
         HTTPClient(session: session).get(url: url("https://example.com/users/9"), completion: recorder.record)
 

@@ -20,13 +20,13 @@ struct HTTPClientAsyncTests {
     @Test func everyVerbSendsItsMethod() async throws {
         let target = url("https://example.com/r")
         _ = try await client.post(target, body: Data("a".utf8))
-        _ = try await client.put(target, body: Data("b".utf8))
-        _ = try await client.patch(target, body: Data("c".utf8))
-        _ = try await client.delete(target)
-        _ = try await client.head(target)
-        _ = try await client.post(target, json: User(id: 1, name: "Ada"))
-        _ = try await client.put(target, json: User(id: 2, name: "Bo"))
-        _ = try await client.patch(target, json: User(id: 3, name: "Cy"))
+        _ = try await client.send(.put(target, body: .data(Data("b".utf8))))
+        _ = try await client.send(.patch(target, body: .data(Data("c".utf8))))
+        _ = try await client.send(.delete(target))
+        _ = try await client.send(.head(target))
+        _ = try await client.send(.post(target, body: .json(User(id: 1, name: "Ada"))))
+        _ = try await client.send(.put(target, body: .json(User(id: 2, name: "Bo"))))
+        _ = try await client.send(.patch(target, body: .json(User(id: 3, name: "Cy"))))
         #expect(session.requests.map(\.method) == ["POST", "PUT", "PATCH", "DELETE", "HEAD", "POST", "PUT", "PATCH"])
         #expect(session.requests.map(\.urlRequest.httpBody?.count) == [1, 1, 1, nil, nil, 21, 20, 20])
     }
@@ -35,12 +35,12 @@ struct HTTPClientAsyncTests {
         let client = HTTPClient(session: session, baseURL: url("https://api.example.com/v2"))
         _ = try await client.get("users/1")
         _ = try await client.get(url("https://other.example.com/x"))
-        _ = try await client.delete("users/1", headers: ["X-Reason": "test"])
-        _ = try await client.post("users", json: User(id: 4, name: "Di"))
+        _ = try await client.send(.delete("users/1", headers: ["X-Reason": "test"]))
+        _ = try await client.send(.post("users", body: .json(User(id: 4, name: "Di"))))
         client.get(url: "users/2") { _ in }
         client.post(url: "users", body: Data("raw".utf8)) { _ in }
-        client.put(url: "users/3", json: User(id: 3, name: "Cy")) { _ in }
-        client.head(url: url("https://other.example.com/y")) { _ in }
+        client.send(.put("users/3", body: .json(User(id: 3, name: "Cy")))) { _ in }
+        client.send(.head(url("https://other.example.com/y"))) { _ in }
 
         #expect(
             session.requests.map(\.url.absoluteString) == [
@@ -54,13 +54,13 @@ struct HTTPClientAsyncTests {
     }
 
     @Test func requestHasAShorthandForEveryMethod() {
-        let requests: [HTTPClient.Request] = [
+        let requests: [HTTPClient.Request<Data>] = [
             .get("a"), .head("a"), .delete("a"), .options("a"),
             .post("a", body: .text("x")), .put("a", body: .text("x")), .patch("a", body: .text("x")),
         ]
         #expect(requests.map(\.method) == [.get, .head, .delete, .options, .post, .put, .patch])
         #expect(requests.allSatisfy { $0.target == .path("a") })
-        #expect(HTTPClient.Request.get(url("https://h/x")).target == .url(url("https://h/x")))
+        #expect(HTTPClient.Request<Data>.get(url("https://h/x")).target == .url(url("https://h/x")))
     }
 
     @Test func unacceptableStatusThrowsAndKeepsTheWholeResponse() async throws {
@@ -86,16 +86,17 @@ struct HTTPClientAsyncTests {
     }
 
     @Test func jsonBodyIsEncodedWithContentType() async throws {
-        _ = try await client.post(url("https://example.com/users"), json: User(id: 1, name: "Ada"))
+        _ = try await client.send(.post(url("https://example.com/users"), body: .json(User(id: 1, name: "Ada"))))
         let request = try #require(session.lastRequest?.urlRequest)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
         #expect(try JSONDecoder().decode(User.self, from: #require(request.httpBody)) == User(id: 1, name: "Ada"))
     }
 
     @Test func explicitContentTypeIsNotOverwritten() async throws {
-        _ = try await client.post(
-            url("https://example.com/u"), json: User(id: 1, name: "A"),
-            headers: ["Content-Type": "application/vnd.api+json"])
+        _ = try await client.send(
+            .post(
+                url("https://example.com/u"), body: .json(User(id: 1, name: "A")),
+                headers: ["Content-Type": "application/vnd.api+json"]))
         #expect(session.lastRequest?.headers["Content-Type"] == "application/vnd.api+json")
     }
 
@@ -108,12 +109,15 @@ struct HTTPClientAsyncTests {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let client = HTTPClient(session: session, decoder: decoder)
-        #expect(try await client.send(.get(url("https://example.com/me")), as: Account.self) == Account(userId: 5, fullName: "Ada"))
+        #expect(
+            try await client.send(HTTPClient.Request<Account>.get(url("https://example.com/me"))).value
+                == Account(userId: 5, fullName: "Ada"))
     }
 
     @Test func postJSONDecodesTheAnswer() async throws {
         session.enqueue(.json(raw: #"{"id": 9, "name": "Ada"}"#, status: 201))
-        let created = try await client.send(.post(url("https://example.com/users"), body: .json(["name": "Ada"])), as: User.self)
+        let created = try await client.send(HTTPClient.Request<User>.post(url("https://example.com/users"), body: .json(["name": "Ada"])))
+            .value
         #expect(created == User(id: 9, name: "Ada"))
     }
 
@@ -121,7 +125,8 @@ struct HTTPClientAsyncTests {
         struct Payload: Encodable, Sendable { let firstName: String }
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        _ = try await HTTPClient(session: session, encoder: encoder).post(url("https://example.com/"), json: Payload(firstName: "A"))
+        _ = try await HTTPClient(session: session, encoder: encoder).send(
+            .post(url("https://example.com/"), body: .json(Payload(firstName: "A"))))
         #expect(session.lastRequest?.body == Data(#"{"first_name":"A"}"#.utf8))
     }
 
@@ -132,7 +137,7 @@ struct HTTPClientAsyncTests {
             }
         }
         await #expect {
-            try await client.post(url("https://example.com/"), json: Unencodable())
+            try await client.send(.post(url("https://example.com/"), body: .json(Unencodable())))
         } throws: { error in
             guard case .encodingFailed(let type, _) = error as? HTTPClientError else { return false }
             return type == "Unencodable"
@@ -143,7 +148,7 @@ struct HTTPClientAsyncTests {
     @Test func emptyBodyWhenAValueWasExpectedIsADecodingError() async {
         session.enqueue(.status(200))
         let error = await #expect(throws: HTTPClientError.self) {
-            try await client.send(.get(url("https://example.com/users/1")), as: User.self)
+            try await client.send(HTTPClient.Request<User>.get(url("https://example.com/users/1"))).value
         }
         guard case .decodingFailed(let type, let response, let underlying) = error else {
             Issue.record("expected decodingFailed, got \(String(describing: error))")
@@ -157,7 +162,7 @@ struct HTTPClientAsyncTests {
     @Test func invalidJSONIsADecodingErrorThatNamesThePath() async {
         session.enqueue(.json(raw: #"{"id": "one", "name": "Ada"}"#))
         let error = await #expect(throws: HTTPClientError.self) {
-            try await client.send(.get(url("https://example.com/users/1")), as: User.self)
+            try await client.send(HTTPClient.Request<User>.get(url("https://example.com/users/1"))).value
         }
         #expect(error?.response?.text == #"{"id": "one", "name": "Ada"}"#)
         #expect(error?.description.contains("Could not decode User") == true)
@@ -167,7 +172,7 @@ struct HTTPClientAsyncTests {
     @Test func truncatedJSONIsADecodingError() async {
         session.enqueue(.json(raw: #"{"id": 1, "na"#))
         let error = await #expect(throws: HTTPClientError.self) {
-            try await client.send(.get(url("https://example.com/users/1")), as: User.self)
+            try await client.send(HTTPClient.Request<User>.get(url("https://example.com/users/1"))).value
         }
         guard case .decodingFailed = error else {
             Issue.record("expected decodingFailed, got \(String(describing: error))")

@@ -19,10 +19,10 @@ struct HTTPClientCompletionTests {
         switch method {
         case "GET": client.get(url: target) { _ in }
         case "POST": client.post(url: target, body: body) { _ in }
-        case "PUT": client.put(url: target, body: body) { _ in }
-        case "PATCH": client.patch(url: target, body: body) { _ in }
-        case "DELETE": client.delete(url: target) { _ in }
-        default: client.head(url: target) { _ in }
+        case "PUT": client.send(.put(target, body: .data(body))) { _ in }
+        case "PATCH": client.send(.patch(target, body: .data(body))) { _ in }
+        case "DELETE": client.send(.delete(target)) { _ in }
+        default: client.send(.head(target)) { _ in }
         }
         let request = try #require(session.lastRequest?.urlRequest)
         #expect(request.httpMethod == method)
@@ -31,7 +31,7 @@ struct HTTPClientCompletionTests {
     }
 
     @Test func completionRunsExactlyOnceBeforeTheCallReturns() {
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
         client.get(url: url("https://example.com/"), completion: recorder.record)
         #expect(recorder.callCount == 1)
     }
@@ -46,7 +46,7 @@ struct HTTPClientCompletionTests {
 
     @Test func sendBuildsThePathQueryHeadersBodyAndTimeout() throws {
         let client = HTTPClient(session: session, baseURL: url("https://api.example.com/v2"), headers: ["X-App": "demo"])
-        let request = HTTPClient.Request(
+        let request = HTTPClient.Request<Data>(
             method: .put, url: "users/7", query: [URLQueryItem(name: "notify", value: "yes")],
             headers: ["Authorization": "Bearer abc"], body: .text("hi"), timeout: 5)
 
@@ -75,7 +75,7 @@ struct HTTPClientCompletionTests {
     }
 
     @Test func invalidURLFailsWithoutReachingTheSession() throws {
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
         client.send(.get("users/1"), completion: recorder.record)
         guard case .invalidURL(let given, let reason) = try #require(recorder.value?.failure) else {
             Issue.record("expected invalidURL")
@@ -89,7 +89,7 @@ struct HTTPClientCompletionTests {
 
     @Test func nonHTTPResponseIsATypedError() throws {
         session.nextResponse = URLResponse(url: url("file:///tmp/x"), mimeType: nil, expectedContentLength: 0, textEncodingName: nil)
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
         client.get(url: url("https://example.com/"), completion: recorder.record)
         guard case .nonHTTPResponse(let where_) = try #require(recorder.value?.failure) else {
             Issue.record("expected nonHTTPResponse")
@@ -101,7 +101,7 @@ struct HTTPClientCompletionTests {
     @Test func nonURLErrorsAreKeptAsTheSessionsOwnErrorOfTheirType() throws {
         struct Boom: Error, Equatable { let code: Int }
         session.nextError = Boom(code: 7)
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
         client.get(url: url("https://example.com/"), completion: recorder.record)
         let error = try #require(recorder.value?.failure)
         guard case .session(let underlying as Boom) = error else {
@@ -115,7 +115,7 @@ struct HTTPClientCompletionTests {
 
     @Test func urlErrorDomainNSErrorsBecomeURLErrorsWithTheirCode() throws {
         session.nextError = NSError(domain: NSURLErrorDomain, code: URLError.timedOut.rawValue)
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
         client.get(url: url("https://example.com/slow"), completion: recorder.record)
         let error = try #require(recorder.value?.failure)
         #expect(error.urlError?.code == .timedOut)
@@ -126,7 +126,7 @@ struct HTTPClientCompletionTests {
     @Test func cancellingBeforeResumeEndsWithCancelled() throws {
         let task = MockURLSessionDataTask()
         session.nextDataTask = task
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
         // A session that does not start tasks: the mock's task stays pending until cancelled.
         let unstarted = UnstartedSession(wrapping: session)
         HTTPClient(session: unstarted).get(url: url("https://example.com/"), completion: recorder.record)
@@ -140,14 +140,14 @@ struct HTTPClientCompletionTests {
     @Test func validationIsConfigurableOnTheClientAndPerRequest() throws {
         session.enqueue(.status(404), .status(304), .status(304))
         let lenient = HTTPClient(session: session, validation: .acceptAll)
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
         lenient.get(url: url("https://example.com/"), completion: recorder.record)
         #expect(try recorder.allValues[0].get().statusCode == 404)
 
         client.get(url: url("https://example.com/"), completion: recorder.record)
         #expect(recorder.allValues[1].failure?.statusCode == 304)
 
-        var request = HTTPClient.Request.get(url("https://example.com/"))
+        var request = HTTPClient.Request<Data>.get(url("https://example.com/"))
         request.validation = .statusCodes([200, 304])
         client.send(request, completion: recorder.record)
         #expect(try recorder.allValues[2].get().statusCode == 304)
@@ -155,9 +155,9 @@ struct HTTPClientCompletionTests {
 
     @Test func decodesJSONThroughTheCompletionAPI() throws {
         session.enqueue(try .json(User(id: 1, name: "Ada")))
-        let recorder = CompletionRecorder<Result<User, HTTPClientError>>()
-        client.send(.get(url("https://example.com/users/1")), as: User.self, completion: recorder.record)
-        #expect(try recorder.value?.get() == User(id: 1, name: "Ada"))
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<User>, HTTPClientError>>()
+        client.send(HTTPClient.Request<User>.get(url("https://example.com/users/1")), completion: recorder.record)
+        #expect(try recorder.value?.get().value == User(id: 1, name: "Ada"))
         #expect(session.lastRequest?.headers["Accept"] == "application/json")
     }
 }

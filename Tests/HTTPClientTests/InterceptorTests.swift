@@ -24,7 +24,7 @@ struct Failing: Interceptor {
     }
 
     func retry(
-        _ request: URLRequest, after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int
+        _ request: URLRequest, after result: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
     ) async throws -> RetryDecision {
         throw Refused()
     }
@@ -34,7 +34,7 @@ struct RetryOnce: Interceptor {
     let decision: RetryDecision
 
     func retry(
-        _ request: URLRequest, after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int
+        _ request: URLRequest, after result: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
     ) async throws -> RetryDecision {
         attempt == 1 ? decision : .doNotRetry
     }
@@ -52,13 +52,31 @@ struct InterceptorTests {
         #expect(session.lastRequest?.headers["X-Step"] == "1,2")
     }
 
-    @Test func aRequestCanReplaceTheChain() async throws {
+    @Test func aRequestsInterceptorsRunAfterTheClients() async throws {
+        let client = HTTPClient(session: session, interceptors: [AddHeader(name: "X-Step", value: "client")])
+        var request = HTTPClient.Request<Data>.get(url("https://h/x"))
+        request.interceptors = [AddHeader(name: "X-Step", value: "request")]
+        _ = try await client.send(request)
+        #expect(session.lastRequest?.headers["X-Step"] == "client,request")
+    }
+
+    @Test func aRequestReplacesTheClientsInterceptorsOnlyWhenItAsks() async throws {
         let client = HTTPClient(session: session, interceptors: [AddHeader(name: "X-Client", value: "yes")])
-        var request = HTTPClient.Request.get(url("https://h/x"))
+        var request = HTTPClient.Request<Data>.get(url("https://h/x"))
         request.interceptors = [AddHeader(name: "X-Request", value: "yes")]
+        request.usesClientInterceptors = false
         _ = try await client.send(request)
         #expect(session.lastRequest?.headers["X-Client"] == nil)
         #expect(session.lastRequest?.headers["X-Request"] == "yes")
+    }
+
+    @Test func aRequestWithItsOwnInterceptorsKeepsTheClientsAuthorization() async throws {
+        let auth = BearerTokenInterceptor(token: "t0ken", refresh: { "t0ken" })
+        let client = HTTPClient(session: session, interceptors: [auth])
+        var request = HTTPClient.Request<Data>.get(url("https://h/x"))
+        request.interceptors = [AddHeader(name: "X-Request", value: "yes")]
+        _ = try await client.send(request)
+        #expect(session.lastRequest?.headers["Authorization"] == "Bearer t0ken")
     }
 
     @Test("a throwing interceptor ends the request with a typed error that wraps what it threw", arguments: [true, false])
@@ -88,7 +106,9 @@ struct InterceptorTests {
         #expect(session.requests.count == 1)
 
         struct Always: Interceptor {
-            func retry(_ r: URLRequest, after: Result<HTTPClient.Response, HTTPClientError>, attempt: Int) async throws -> RetryDecision {
+            func retry(
+                _ r: URLRequest, after: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
+            ) async throws -> RetryDecision {
                 .retry
             }
         }

@@ -59,7 +59,7 @@ struct RetryTests {
         await #expect(throws: HTTPClientError.self) { try await client().post(url("https://h/orders"), body: Data("1".utf8)) }
         #expect(session.requests.count == 1)
 
-        var request = HTTPClient.Request.post(url("https://h/orders"), body: .text("1"), headers: ["Idempotency-Key": "k1"])
+        var request = HTTPClient.Request<Data>.post(url("https://h/orders"), body: .text("1"), headers: ["Idempotency-Key": "k1"])
         request.isIdempotent = true
         session.removeAllRecords()
         session.enqueue(.status(503), .status(201))
@@ -103,7 +103,7 @@ struct RetryTests {
 
     @Test func jitterShortensTheDelayWithinItsFraction() {
         let jittered = RetryPolicy(initialDelay: 1, jitter: 0.2)
-        let failure = Result<HTTPClient.Response, HTTPClientError>.failure(.unacceptableStatus(.init(statusCode: 503)))
+        let failure = Result<HTTPClient.Response<Data>, HTTPClientError>.failure(.unacceptableStatus(.init(statusCode: 503)))
         #expect(jittered.delay(after: failure, attempt: 1, isIdempotent: true, now: Date(), random: 0) == 1)
         #expect(jittered.delay(after: failure, attempt: 1, isIdempotent: true, now: Date(), random: 1) == 0.8)
         #expect(jittered.delay(after: failure, attempt: 2, isIdempotent: true, now: Date(), random: 0.5) == 1.8)
@@ -111,7 +111,7 @@ struct RetryTests {
 
     @Test func aRequestCanOverrideOrDisableTheClientsPolicy() async throws {
         session.enqueue(.status(503), .status(200))
-        var request = HTTPClient.Request.get(url("https://h/x"))
+        var request = HTTPClient.Request<Data>.get(url("https://h/x"))
         request.retryPolicy = .disabled
         await #expect(throws: HTTPClientError.self) { try await client().send(request) }
         #expect(session.requests.count == 1)

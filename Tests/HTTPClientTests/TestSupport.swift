@@ -66,7 +66,7 @@ final class PendingSession: URLSessionProtocol, Sendable {
 /// it ended at once with `.cancelled`, after that one request: a wait in progress (backoff,
 /// `Retry-After`, an interceptor's delay) must not outlive its task.
 func expectCancellingEndsTheWait(
-    _ session: MockURLSession, _ call: @escaping @Sendable () async throws -> HTTPClient.Response,
+    _ session: MockURLSession, _ call: @escaping @Sendable () async throws -> HTTPClient.Response<Data>,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     let task = Task { try await call() }
@@ -85,10 +85,10 @@ func expectCancellingEndsTheWait(
 /// `.cancelled` after that one request.
 func expectCancellingTheTaskEndsTheWait(
     _ session: MockURLSession,
-    _ start: (@escaping @Sendable (Result<HTTPClient.Response, HTTPClientError>) -> Void) -> any URLSessionDataTaskProtocol,
+    _ start: (@escaping @Sendable (Result<HTTPClient.Response<Data>, HTTPClientError>) -> Void) -> any URLSessionDataTaskProtocol,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-    let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+    let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
     let task = start(recorder.record)
     while session.requests.isEmpty { await Task.yield() }
     task.cancel()

@@ -5,9 +5,13 @@ import Testing
 
 @Suite("Building URLs")
 struct URLBuildingTests {
-    func sentURL(base: String?, _ request: HTTPClient.Request) throws -> String? {
-        let client = HTTPClient(session: MockURLSession(), baseURL: base.flatMap(URL.init(string:)))
-        return try client.makeURLRequest(for: request).url?.absoluteString
+    func sentURL(base: String?, _ request: HTTPClient.Request<Data>) throws -> String? {
+        let session = MockURLSession()
+        let client = HTTPClient(session: session, baseURL: base.flatMap(URL.init(string:)))
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
+        client.send(request, completion: recorder.record)
+        if case .failure(let error)? = recorder.value, case .invalidURL = error { throw error }
+        return session.lastURL?.absoluteString
     }
 
     @Test(
@@ -47,12 +51,12 @@ struct URLBuildingTests {
             (URLQueryItem(name: "ключ", value: "~._-"), "%D0%BA%D0%BB%D1%8E%D1%87=~._-"),
         ])
     func encodesQueryItems(item: URLQueryItem, expected: String) throws {
-        let request = HTTPClient.Request.get(url("https://h/s"), query: [item])
+        let request = HTTPClient.Request<Data>.get(url("https://h/s"), query: [item])
         #expect(try sentURL(base: nil, request) == "https://h/s?" + expected)
     }
 
     @Test func repeatedKeysKeepTheirOrderAndAppendToAnExistingQuery() throws {
-        let request = HTTPClient.Request.get(
+        let request = HTTPClient.Request<Data>.get(
             url("https://h/s?x=1"),
             query: [
                 URLQueryItem(name: "tag", value: "b"), URLQueryItem(name: "tag", value: "a"),

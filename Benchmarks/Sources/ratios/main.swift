@@ -139,13 +139,13 @@ if let index = arguments.firstIndex(of: "--transfer-child"), index + 2 < argumen
     if upload {
         let small = folder.appendingPathComponent("warm-up")
         try Scenarios.writePatternFile(small, size: 1024)
-        _ = try await client.upload(.post("upload"), fromFile: small, progress: { _ in })
+        _ = try await client.upload(.post("upload"), from: .file(small), progress: { _ in })
     } else {
         _ = try await client.download(.get("bytes/1024"), to: file)
     }
     let baseline = Measure.residentBytes()
     if upload {
-        let response = try await client.upload(.post("upload"), fromFile: file, progress: { _ in })
+        let response = try await client.upload(.post("upload"), from: .file(file), progress: { _ in })
         guard response.text?.contains("\"count\":\(size)") == true else { fatalError("the server saw \(response.text ?? "")") }
     } else {
         let downloaded =

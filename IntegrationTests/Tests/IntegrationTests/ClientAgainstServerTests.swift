@@ -15,8 +15,8 @@ extension ServerSuites {
             ] as [(String, String?)])
         func everyVerb(method: String, body: String?) async throws {
             try await withServer { _, client in
-                let request = HTTPClient.Request(method: HTTPMethod(rawValue: method), url: "echo", body: body.map { .text($0) })
-                let echo = try await client.send(request, as: Echo.self)
+                let request = HTTPClient.Request<Echo>(method: HTTPMethod(rawValue: method), url: "echo", body: body.map { .text($0) })
+                let echo = try await client.send(request).value
                 #expect(echo.method == method)
                 #expect(echo.body == (body ?? ""))
                 #expect(echo.header("Content-Type") == (body == nil ? [] : ["text/plain; charset=utf-8"]))
@@ -39,7 +39,7 @@ extension ServerSuites {
                     URLQueryItem(name: "uni", value: "café ✓"), URLQueryItem(name: "tag", value: "x"),
                     URLQueryItem(name: "tag", value: "y"), URLQueryItem(name: "amp", value: "a&b=c/d?"),
                 ]
-                let echo = try await client.send(.get("echo", query: items), as: Echo.self)
+                let echo = try await client.send(HTTPClient.Request<Echo>.get("echo", query: items)).value
                 #expect(echo.query == "q=a%20b&plus=1%2B1&uni=caf%C3%A9%20%E2%9C%93&tag=x&tag=y&amp=a%26b%3Dc%2Fd%3F")
                 var components = URLComponents()
                 components.percentEncodedQuery = echo.query
@@ -49,7 +49,9 @@ extension ServerSuites {
 
         @Test func headersRoundTripCaseInsensitively() async throws {
             try await withServer { _, client in
-                let echo = try await client.send(.get("echo", headers: ["X-Custom-Thing": "value 1", "x-lower": "two"]), as: Echo.self)
+                let echo = try await client.send(
+                    HTTPClient.Request<Echo>.get("echo", headers: ["X-Custom-Thing": "value 1", "x-lower": "two"])
+                ).value
                 #expect(echo.header("x-custom-thing") == ["value 1"])
                 #expect(echo.header("X-LOWER") == ["two"])
                 let response = try await client.send(.get("status/202"))
@@ -79,7 +81,7 @@ extension ServerSuites {
                 let empty = try await client.send(.get("empty"))
                 #expect(empty.statusCode == 200)
                 #expect(empty.body.isEmpty)
-                await #expect(throws: HTTPClientError.self) { try await client.send(.get("empty"), as: Echo.self) }
+                await #expect(throws: HTTPClientError.self) { try await client.send(HTTPClient.Request<Echo>.get("empty")).value }
             }
         }
 
@@ -101,7 +103,7 @@ extension ServerSuites {
                     let checksum: String
                 }
                 let body = patternData(count: size)
-                let upload = try await client.send(.post("upload", body: .data(body)), as: Upload.self)
+                let upload = try await client.send(HTTPClient.Request<Upload>.post("upload", body: .data(body))).value
                 #expect(upload.count == size)
                 #expect(upload.checksum == String(checksum(of: body)))
             }
@@ -134,7 +136,7 @@ extension ServerSuites {
 
         @Test func cancellingMidFlightEndsWithCancelledAndNoSecondCompletion() async throws {
             try await withServer { server, client in
-                let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+                let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
                 let task = client.get(url: server.baseURL.appendingPathComponent("hang"), completion: recorder.record)
                 task.cancel()
                 // A later request through the same session is answered after the cancellation has
@@ -166,7 +168,7 @@ extension ServerSuites {
 
         @Test func a307KeepsTheMethodAndBody() async throws {
             try await withServer { _, client in
-                let echo = try await client.send(.post("redirect/307", body: .text("kept")), as: Echo.self)
+                let echo = try await client.send(HTTPClient.Request<Echo>.post("redirect/307", body: .text("kept"))).value
                 #expect(echo.method == "POST")
                 #if canImport(FoundationNetworking)
                 // swift-corelibs-foundation re-sends a 307 without the body (Darwin keeps it). The
@@ -187,7 +189,8 @@ extension ServerSuites {
                     for index in 0..<count {
                         group.addTask {
                             let echo = try await client.send(
-                                .get("echo", query: [URLQueryItem(name: "i", value: "\(index)")]), as: Echo.self)
+                                HTTPClient.Request<Echo>.get("echo", query: [URLQueryItem(name: "i", value: "\(index)")])
+                            ).value
                             return Int(echo.query.dropFirst(2)) ?? -1
                         }
                     }
@@ -210,8 +213,9 @@ extension ServerSuites {
             }
             try await withServer { server, client in
                 let created = try await client.send(
-                    .post(server.baseURL.appendingPathComponent("users"), body: .json(NewUser(name: "Ada", tags: ["math", "poetry"]))),
-                    as: User.self)
+                    HTTPClient.Request<User>.post(
+                        server.baseURL.appendingPathComponent("users"), body: .json(NewUser(name: "Ada", tags: ["math", "poetry"])))
+                ).value
                 #expect(created == User(id: 42, name: "Ada", tags: ["math", "poetry"]))
             }
         }

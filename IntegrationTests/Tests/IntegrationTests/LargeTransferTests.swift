@@ -41,7 +41,7 @@ extension ServerSuites {
             try await withServer { _, client in
                 let watch = TransferWatch()
 
-                let response = try await client.upload(.post("upload"), fromFile: source) { watch.note($0) }
+                let response = try await client.upload(.post("upload"), from: .file(source)) { watch.note($0) }
 
                 let received = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
                 #expect(received?["count"] as? Int == Self.size)
@@ -55,7 +55,7 @@ extension ServerSuites {
                 let body = patternData(count: 32 << 20)
                 let watch = TransferWatch()
 
-                let response = try await client.upload(.post("upload"), from: body) { watch.note($0) }
+                let response = try await client.upload(.post("upload"), from: .data(body)) { watch.note($0) }
 
                 let received = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
                 #expect(received?["count"] as? Int == body.count)

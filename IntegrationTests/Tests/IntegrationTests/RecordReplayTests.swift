@@ -12,7 +12,7 @@ extension ServerSuites {
             defer { try? FileManager.default.removeItem(at: folder) }
             let file = folder.appendingPathComponent("live.json")
             let secrets = ["Bearer live-token-8c1f", "live-key-5e2a", "live-cookie-77"]
-            let requests: [HTTPClient.Request] = [
+            let requests: [HTTPClient.Request<Data>] = [
                 .get("echo", query: [URLQueryItem(name: "api_key", value: "live-key-5e2a"), URLQueryItem(name: "q", value: "x")]),
                 .get("bytes/70000"),
                 .get("status/200"),
@@ -23,7 +23,7 @@ extension ServerSuites {
             let recorder = HTTPClient(
                 session: try CassetteSession(file: file, mode: .all, upstream: session),
                 baseURL: server.baseURL, headers: ["Authorization": secrets[0], "Cookie": "sid=\(secrets[2])"])
-            var live: [HTTPClient.Response] = []
+            var live: [HTTPClient.Response<Data>] = []
             for request in requests { live.append(try await recorder.send(request)) }
             try await server.stop()
 
@@ -61,7 +61,7 @@ extension ServerSuites {
                 stubs.stub(.get, "/stubbed").respond(.text("from a stub"))
                 let client = HTTPClient(session: stubs.makeURLSession(), baseURL: server.baseURL)
                 let stubbed = try await client.send(.get("stubbed"))
-                let real = try await client.send(.get("echo"), as: Echo.self)
+                let real = try await client.send(HTTPClient.Request<Echo>.get("echo")).value
                 #expect(stubbed.text == "from a stub")
                 #expect(real.path == "/echo")
                 #expect(stubs.requests.count == 2)

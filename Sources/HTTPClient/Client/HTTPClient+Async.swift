@@ -1,16 +1,19 @@
 import Foundation
 
 extension HTTPClient {
-    /// Sends `request` and returns the response.
+    /// Sends `request` and returns the response, its ``Response/value`` decoded as the request
+    /// asks (`Data`: the body as it came).
+    ///
+    /// ```swift
+    /// let response = try await client.send(HTTPClient.Request<User>.get("users/1"))
+    /// print(response.statusCode, response.value.name)
+    /// ```
     ///
     /// Cancelling the calling Swift `Task` cancels the data task; the call then throws
     /// ``HTTPClientError/cancelled``.
-    public func send(_ request: Request) async throws(HTTPClientError) -> Response {
+    ///
+    /// - Parameter request: What to send, and what its body decodes to.
+    public func send<Value>(_ request: Request<Value>) async throws(HTTPClientError) -> Response<Value> {
         try await run(request).get()
-    }
-
-    /// Sends `request` and decodes a successful response body as `Value`.
-    public func send<Value: Decodable & Sendable>(_ request: Request, as type: Value.Type) async throws(HTTPClientError) -> Value {
-        try await send(Self.acceptingJSON(request)).decode(Value.self, using: decoder)
     }
 }

@@ -7,13 +7,13 @@ extension HTTPClient {
     /// here (streams, downloads and uploads go through ``measuredAttempt(_:number:head:_:)``).
     func startAttempt(
         _ urlRequest: URLRequest, validation: Validation, attempt: Int,
-        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+        completion: @escaping @Sendable (Result<Response<Data>, HTTPClientError>) -> Void
     ) -> any URLSessionDataTaskProtocol {
         let onEvent = self.onEvent
         let redaction = self.redaction
         let started = onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         let task = session.makeDataTask(with: urlRequest) { data, response, error in
-            let result = Self.result(data: data, response: response, error: error, requestURL: urlRequest.url, validation: validation)
+            let result = Self.result(data: data, response: response, error: error, request: urlRequest, validation: validation)
             onEvent?(HTTPClientEvent(urlRequest: urlRequest, result: result, attempt: attempt, redaction: redaction, started: started))
             completion(result)
         }
@@ -25,7 +25,7 @@ extension HTTPClient {
     /// cancelled, a thrown error typed (``HTTPClientError/cancelled`` when the task was), and
     /// ``onEvent`` told how it ended, with `head` of a success.
     func measuredAttempt<Value>(
-        _ urlRequest: URLRequest, number: Int, head: (Value) -> Response,
+        _ urlRequest: URLRequest, number: Int, head: (Value) -> Response<Data>,
         _ send: () async throws -> Result<Value, HTTPClientError>
     ) async -> Result<Value, HTTPClientError> {
         if Task.isCancelled { return .failure(.cancelled) }
@@ -41,11 +41,11 @@ extension HTTPClient {
     }
 
     /// One attempt as an `async` call that cancels its data task when the Swift task is cancelled.
-    func attempt(_ urlRequest: URLRequest, validation: Validation, number: Int) async -> Result<Response, HTTPClientError> {
+    func attempt(_ urlRequest: URLRequest, validation: Validation, number: Int) async -> Result<Response<Data>, HTTPClientError> {
         if Task.isCancelled { return .failure(.cancelled) }
         let cancellation = TaskCancellation()
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, HTTPClientError>, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response<Data>, HTTPClientError>, Never>) in
                 let task = startAttempt(urlRequest, validation: validation, attempt: number) { continuation.resume(returning: $0) }
                 cancellation.register(task)
             }
@@ -60,31 +60,38 @@ extension HTTPClient {
 extension HTTPClient {
     /// Whether `request` needs the async pipeline (interceptors or retries); without either,
     /// the completion API stays synchronous over a synchronous session.
-    func needsPipeline(_ request: Request) -> Bool {
-        !(request.interceptors ?? interceptors).isEmpty || (request.retryPolicy ?? retryPolicy) != nil
+    func needsPipeline<Value>(_ request: Request<Value>) -> Bool {
+        !interceptors(of: request).isEmpty || (request.retryPolicy ?? retryPolicy) != nil
     }
 
-    /// Runs attempts until one succeeds or nothing asks for another.
-    func run(_ request: Request) async -> Result<Response, HTTPClientError> {
-        await run(request) { urlRequest, validation, number in
+    /// The interceptors `request` passes through: the client's, then its own, unless it asked
+    /// to go without the client's.
+    func interceptors<Value>(of request: Request<Value>) -> [any Interceptor] {
+        request.usesClientInterceptors ? interceptors + request.interceptors : request.interceptors
+    }
+
+    /// Runs attempts until one succeeds or nothing asks for another, then decodes the value.
+    func run<Value>(_ request: Request<Value>) async -> Result<Response<Value>, HTTPClientError> {
+        let decoder = self.decoder
+        return await run(request) { urlRequest, validation, number in
             await attempt(urlRequest, validation: validation, number: number)
-        }
+        }.flatMap { Self.decoded($0, request.decoding, decoder) }
     }
 
     /// Runs attempts until one succeeds or nothing asks for another: adapt through the
     /// interceptors, send, let the interceptors and then the retry policy decide, wait through
     /// the scheduler. Cancellation ends the loop at once with ``HTTPClientError/cancelled``.
     /// `attempt` sends one prepared request: a whole response, or the head of a stream.
-    func run<Value>(
-        _ request: Request, attempt: (URLRequest, Validation, Int) async -> Result<Value, HTTPClientError>
-    ) async -> Result<Value, HTTPClientError> {
+    func run<Value, Outcome>(
+        _ request: Request<Value>, attempt: (URLRequest, Validation, Int) async -> Result<Outcome, HTTPClientError>
+    ) async -> Result<Outcome, HTTPClientError> {
         let prepared: URLRequest
         do {
             prepared = try makeURLRequest(for: request)
         } catch {
             return .failure(error)
         }
-        let interceptors = request.interceptors ?? self.interceptors
+        let interceptors = interceptors(of: request)
         let policy = request.retryPolicy ?? retryPolicy
         // Interceptor retries obey the same limits as the policy's own: its attempts and its
         // longest delay (the standard policy's without one).
@@ -104,7 +111,7 @@ extension HTTPClient {
             let outcome = await attempt(urlRequest, validation, number)
             guard case .failure(let failure) = outcome else { return outcome }
             if case .cancelled = failure { return outcome }
-            let result = Result<Response, HTTPClientError>.failure(failure)
+            let result = Result<Response<Data>, HTTPClientError>.failure(failure)
 
             var delay: TimeInterval?
             do {
@@ -135,54 +142,14 @@ extension HTTPClient {
     }
 }
 
-/// Bridges Swift task cancellation to a data task that may not exist yet when the
-/// cancellation handler runs: whichever of `register` and `cancel` comes second cancels it.
-package final class TaskCancellation: Sendable {
-    package init() {}
-
-    private let state = Locked<(task: (any URLSessionDataTaskProtocol)?, isCancelled: Bool)>((nil, false))
-
-    package func register(_ task: any URLSessionDataTaskProtocol) {
-        let cancelNow = state.withLock { state in
-            state.task = task
-            return state.isCancelled
-        }
-        if cancelNow { task.cancel() }
-    }
-
-    package func cancel() {
-        let task = state.withLock { state in
-            state.isCancelled = true
-            return state.task
-        }
-        task?.cancel()
-    }
-}
-
-/// The task returned by the completion API when a request runs through the pipeline: it
-/// cancels the whole loop, waiting included.
-final class PipelineTask: URLSessionDataTaskProtocol {
-    private let task: Task<Void, Never>
-
-    init(_ task: Task<Void, Never>) {
-        self.task = task
-    }
-
-    func resume() {}
-
-    func cancel() {
-        task.cancel()
-    }
-}
-
 extension HTTPClientEvent {
     /// The event of an attempt that began at `started` (uptime nanoseconds) and ends now.
     init(
-        urlRequest: URLRequest, result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int,
+        urlRequest: URLRequest, result: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int,
         redaction: Redaction, started: UInt64
     ) {
         let duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        let response: HTTPClient.Response?
+        let response: HTTPClient.Response<Data>?
         let error: HTTPClientError?
         switch result {
         case .success(let value): (response, error) = (value, nil)

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// let client = HTTPClient(baseURL: URL(string: "https://api.example.com/v2"))
-/// let user = try await client.send(.get("users/1"), as: User.self)
+/// let user: User = try await client.send(.get("users/1")).value
 /// ```
 ///
 /// In tests, inject a `MockURLSession` (from `HTTPClientMocks`): the completion API then
@@ -12,7 +12,7 @@ import Foundation
 public struct HTTPClient: Sendable {
     /// The session every request goes through.
     public var session: any URLSessionProtocol
-    /// Paths given to ``Request/Target/path(_:)`` are appended to this URL, keeping its path.
+    /// Paths given to ``RequestTarget/path(_:)`` are appended to this URL, keeping its path.
     public var baseURL: URL?
     /// Headers sent with every request; a request's own headers replace these by name.
     public var headers: HTTPHeaders
@@ -22,9 +22,10 @@ public struct HTTPClient: Sendable {
     public var validation: Validation
     /// Encodes ``Body/json(_:)`` bodies. Reused across requests (never created per call).
     public var encoder: JSONEncoder
-    /// Decodes responses in the `as:` APIs. Reused across requests.
+    /// Decodes the value of typed requests (``Request`` of a `Decodable`). Reused across requests.
     public var decoder: JSONDecoder
-    /// Steps every request passes through, in order (a request can replace them).
+    /// Steps every request passes through, in order, before the request's own
+    /// (``Request/interceptors``); a request can ask to go without them.
     public var interceptors: [any Interceptor]
     /// When to send a failed request again; `nil` (the default) never retries.
     public var retryPolicy: RetryPolicy?
@@ -77,16 +78,20 @@ public struct HTTPClient: Sendable {
 
     // MARK: Sending
 
-    /// Sends `request` and calls `completion` exactly once with the response or the error.
+    /// Sends `request` and calls `completion` exactly once with the response (its value decoded
+    /// as the request asks) or the error.
     ///
     /// Without interceptors and retries, a synchronous session (such as `MockURLSession`)
     /// completes before this returns; with them, the request runs in a Swift `Task`.
     ///
+    /// - Parameters:
+    ///   - request: What to send, and what its body decodes to.
+    ///   - completion: Called once with the response or the error.
     /// - Returns: The started task; cancel it to end the request with ``HTTPClientError/cancelled``.
     @discardableResult
-    public func send(
-        _ request: Request,
-        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+    public func send<Value>(
+        _ request: Request<Value>,
+        completion: @escaping @Sendable (Result<Response<Value>, HTTPClientError>) -> Void
     ) -> any URLSessionDataTaskProtocol {
         if needsPipeline(request) {
             return PipelineTask(Task { completion(await run(request)) })
@@ -98,60 +103,42 @@ public struct HTTPClient: Sendable {
             completion(.failure(error))
             return FinishedTask()
         }
-        return startAttempt(urlRequest, validation: request.validation ?? validation, attempt: 1, completion: completion)
-    }
-
-    /// Sends `request` and decodes a successful response body as `Value`.
-    @discardableResult
-    public func send<Value: Decodable & Sendable>(
-        _ request: Request,
-        as type: Value.Type,
-        completion: @escaping @Sendable (Result<Value, HTTPClientError>) -> Void
-    ) -> any URLSessionDataTaskProtocol {
         let decoder = self.decoder
-        return send(Self.acceptingJSON(request)) { result in
-            completion(
-                result.flatMap { response in
-                    Result { () throws(HTTPClientError) in try response.decode(Value.self, using: decoder) }
-                })
+        let decoding = request.decoding
+        return startAttempt(urlRequest, validation: request.validation ?? validation, attempt: 1) { result in
+            completion(result.flatMap { Self.decoded($0, decoding, decoder) })
         }
     }
 
-    /// Interprets what a session delivered. One place, shared by every API.
+    /// The typed response of a raw one that passed validation.
+    static func decoded<Value>(
+        _ response: Response<Data>, _ decoding: Decoding<Value>, _ decoder: JSONDecoder
+    ) -> Result<Response<Value>, HTTPClientError> {
+        Result { () throws(HTTPClientError) in response.replacingValue(with: try decoding.decode(response, decoder)) }
+    }
+
+    /// Interprets what a session delivered for `request`. One place, shared by every API.
     static func result(
-        data: Data?, response: URLResponse?, error: (any Error)?, requestURL: URL?, validation: Validation
-    ) -> Result<Response, HTTPClientError> {
+        data: Data?, response: URLResponse?, error: (any Error)?, request: URLRequest, validation: Validation
+    ) -> Result<Response<Data>, HTTPClientError> {
         if let error {
-            return .failure(HTTPClientError(transportError: error, url: requestURL))
+            return .failure(HTTPClientError(transportError: error, url: request.url))
         }
-        return Self.response(response, body: data, requestURL: requestURL).flatMap { response in
+        return Self.response(response, body: data, request: request).flatMap { response in
             validation.accepts(response) ? .success(response) : .failure(.unacceptableStatus(response))
         }
     }
 
-    /// The typed response of what a session answered, before validation: its URL falls back to
-    /// the request's; anything but an HTTP response is ``HTTPClientError/nonHTTPResponse(url:)``.
-    /// For a stream or a download, `body` is `nil` and the response is the head alone.
-    static func response(_ response: URLResponse?, body: Data?, requestURL: URL?) -> Result<Response, HTTPClientError> {
+    /// The typed response of what a session answered to `request`, before validation: its URL
+    /// falls back to the request's; anything but an HTTP response is
+    /// ``HTTPClientError/nonHTTPResponse(url:)``. For a stream or a download, `body` is `nil` and
+    /// the response is the head alone.
+    static func response(_ response: URLResponse?, body: Data?, request: URLRequest) -> Result<Response<Data>, HTTPClientError> {
         guard let httpResponse = response as? HTTPURLResponse else {
-            return .failure(.nonHTTPResponse(url: response?.url ?? requestURL))
+            return .failure(.nonHTTPResponse(url: response?.url ?? request.url))
         }
-        var typed = Response(httpResponse, body: body)
-        if typed.url == nil { typed.url = requestURL }
+        var typed = Response(httpResponse, body: body, request: request)
+        if typed.url == nil { typed.url = request.url }
         return .success(typed)
     }
-
-    static func acceptingJSON(_ request: Request) -> Request {
-        guard !request.headers.contains("Accept") else { return request }
-        var request = request
-        request.headers["Accept"] = "application/json"
-        return request
-    }
-}
-
-/// The task returned when a request failed before it reached the session (an invalid URL, a
-/// body that could not be encoded): its completion has already run, so there is nothing to do.
-final class FinishedTask: URLSessionDataTaskProtocol {
-    func resume() {}
-    func cancel() {}
 }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// do {
-///     let user = try await client.send(.get(url), as: User.self)
+///     let user: User = try await client.send(.get(url)).value
 /// } catch .unacceptableStatus(let response) {
 ///     print(response.statusCode, response.text ?? "")  // the server's error body is kept
 /// } catch {
@@ -25,9 +25,9 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     case nonHTTPResponse(url: URL?)
     /// The response failed validation (by default: a status outside 2xx). The whole response,
     /// body included, is kept.
-    case unacceptableStatus(HTTPClient.Response)
+    case unacceptableStatus(HTTPClient.Response<Data>)
     /// The response body could not be decoded as `type`.
-    case decodingFailed(type: String, response: HTTPClient.Response, underlying: any Error)
+    case decodingFailed(type: String, response: HTTPClient.Response<Data>, underlying: any Error)
     /// An ``Interceptor`` threw; the error is what it threw.
     case interceptorFailed(any Error)
     /// The session failed with an error of its own, not a URL loading error, kept as it was
@@ -41,7 +41,7 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     case file(TransferFileError)
 
     /// The response, for the cases that have one.
-    public var response: HTTPClient.Response? {
+    public var response: HTTPClient.Response<Data>? {
         switch self {
         case .unacceptableStatus(let response), .decodingFailed(_, let response, _): response
         default: nil
@@ -96,7 +96,7 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
             return "The response\(url.map { " from \(redaction.redacted(url: $0.absoluteString))" } ?? "") is not an HTTP response."
         case .unacceptableStatus(let response):
             return "HTTP \(response.statusCode) from \(response.redactedURL(redaction))"
-                + response.bodyExcerpt(prefix: ": ", response.hidingItsURLsCredentials(redaction))
+                + response.bodyExcerpt(prefix: ": ", response.hidingItsCredentials(redaction))
         case .interceptorFailed(let underlying):
             return "An interceptor failed: \(underlying)"
         case .session(let underlying):
@@ -106,7 +106,7 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
         case .decodingFailed(let type, let response, let underlying):
             return "Could not decode \(type) from the HTTP \(response.statusCode) response of "
                 + "\(response.redactedURL(redaction)): \(Self.explain(underlying))"
-                + response.bodyExcerpt(prefix: ". Body: ", response.hidingItsURLsCredentials(redaction))
+                + response.bodyExcerpt(prefix: ". Body: ", response.hidingItsCredentials(redaction))
         }
     }
 
@@ -119,7 +119,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     /// `CancellationError` becomes ``cancelled``; a ``TransferFileError``, thrown or under a
     /// `URLError` (a session's upload reports a file it cannot send that way), becomes
     /// ``file(_:)``. The request URL is attached to a `URLError` that lacks one.
-    public init(transportError error: any Error, url: URL?) {
+    /// `package`: the redaction tests build errors from what a session reported.
+    package init(transportError error: any Error, url: URL?) {
         if error is CancellationError {
             self = .cancelled
             return
@@ -160,6 +161,7 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     /// a line of its own what the session said beyond the code (a message of its own, as ours
     /// name the file or the stub, else an underlying error's). `httpc` says it after what arrived
     /// of a response cut short.
+    /// `package`: httpc says it after what arrived of a response cut short.
     package static func reason(_ error: URLError) -> String {
         let detail =
             error.userInfo[NSLocalizedDescriptionKey] as? String
@@ -200,10 +202,19 @@ extension HTTPClient.Response {
         return prefix + excerpt.text + (excerpt.isTruncated || body.count > 2000 ? "… (\(body.count) bytes)" : "")
     }
 
-    /// `redaction`, also hiding the credentials of the URL's user info: a server that echoes the
-    /// request URL (or the Basic credential built from it) in its body.
-    func hidingItsURLsCredentials(_ redaction: Redaction) -> Redaction {
-        url.map { redaction.hidingCredentials(ofURL: $0.absoluteString) } ?? redaction
+    /// `redaction`, also hiding wherever they appear the credentials of the request sent (its
+    /// `Authorization` and other hidden headers, its URL's user info and hidden query values, its
+    /// body's hidden fields) and of the response URL's user info: a server that echoes them in
+    /// its error body.
+    func hidingItsCredentials(_ redaction: Redaction) -> Redaction {
+        var redaction = url.map { redaction.hidingCredentials(ofURL: $0.absoluteString) } ?? redaction
+        if let request {
+            redaction = redaction.hiding(
+                redaction.hiddenValues(
+                    url: request.url?.absoluteString, headers: HTTPHeaders(request.allHTTPHeaderFields ?? [:]),
+                    body: request.httpBody, contentType: request.value(forHTTPHeaderField: "Content-Type")))
+        }
+        return redaction
     }
 
     func redactedURL(_ redaction: Redaction) -> String {

@@ -5,10 +5,12 @@ import Foundation
 /// Dates written by servers and tools (`Retry-After`, `Date`, HAR timestamps), parsed by hand: strict, allocation-light, and never
 /// through ICU, whose date parser a hostile value crashed (a floating-point exception inside
 /// `SimpleDateFormat::subParse`, found by fuzzing HAR timestamps on Linux).
-public enum Timestamps {
+/// `package`: HAR import, cassettes and the stubs' cookies and cache (HTTPClientStubs) read
+/// and write dates the way the client reads `Retry-After`.
+package enum Timestamps {
     /// An HTTP-date (RFC 9110 §5.6.7): IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, or the
     /// obsolete RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`.
-    public static func httpDate(_ text: String, now: Date = Date()) -> Date? {
+    package static func httpDate(_ text: String, now: Date = Date()) -> Date? {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true)
         switch parts.count {
         case 6 where parts[0].hasSuffix(",") && parts[5] == "GMT":
@@ -42,7 +44,7 @@ public enum Timestamps {
 
     /// An RFC 3339 timestamp, as HAR files write them: `2026-11-22T08:49:37.123Z` or with an
     /// offset such as `+01:00`.
-    public static func rfc3339(_ text: String) -> Date? {
+    package static func rfc3339(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
             bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
@@ -82,7 +84,7 @@ public enum Timestamps {
     /// Gregorian calendar that ``rfc3339(_:)`` reads (Foundation's formatters switch to the
     /// Julian calendar before 1582, so a date they write may not read back the same); `nil`
     /// outside the years 1...9999.
-    public static func rfc3339String(_ date: Date) -> String? {
+    package static func rfc3339String(_ date: Date) -> String? {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         guard seconds.isFinite, abs(seconds) < 1e13 else { return nil }
         let total = Int(seconds)

@@ -4,6 +4,7 @@ import Foundation
 
 /// Whether bytes are well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
 /// above U+10FFFF), checked in place: `String(data:encoding:)` would copy the bytes to find out.
+/// `package`: cassettes (HTTPClientStubs) tell text from binary bodies with it.
 package enum UTF8Validation {
     package static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0

@@ -1,26 +1,27 @@
 import Foundation
 
 extension HTTPClient {
-    /// Everything needed to send one request: method, target, query, headers, body and options.
+    /// Everything needed to send one request, and what its response body decodes to.
+    ///
+    /// `Value` is what ``HTTPClient/send(_:)`` returns as the response's
+    /// ``Response/value``: a `Decodable` type is decoded from JSON with the client's
+    /// ``HTTPClient/decoder``, and `Data` is the body as it came (no decoding). Declare an
+    /// endpoint once and send it anywhere:
     ///
     /// ```swift
-    /// let request = HTTPClient.Request.get("users", query: [URLQueryItem(name: "page", value: "2")])
-    /// let response = try await client.send(request)
+    /// enum API {
+    ///     static let me = HTTPClient.Request<User>.get("me")
+    ///     static func user(_ id: Int) -> HTTPClient.Request<User> { .get("users/\(id)") }
+    /// }
+    ///
+    /// let response = try await client.send(API.me)
+    /// print(response.statusCode, response.value.name)
     /// ```
-    public struct Request: Sendable {
-        /// Where a request goes: a complete URL, or a path resolved against the client's base URL.
-        public enum Target: Sendable, Hashable {
-            /// A complete URL, used as it is.
-            case url(URL)
-            /// A path such as `"users/1"` or `"/users/1?page=2"`, appended to the client's base URL
-            /// (keeping the base URL's own path). An absolute URL string is used as it is.
-            case path(String)
-        }
-
+    public struct Request<Value: Sendable>: Sendable {
         /// The HTTP method.
         public var method: HTTPMethod
         /// Where the request goes: a URL, or a path resolved against the client's base URL.
-        public var target: Target
+        public var target: RequestTarget
         /// Query items appended to the URL's own query, in order (repeated names are kept).
         public var query: [URLQueryItem]
         /// Headers for this request; they replace client headers of the same name.
@@ -31,31 +32,35 @@ extension HTTPClient {
         public var timeout: TimeInterval?
         /// The validation for this request; `nil` uses the client's ``HTTPClient/validation``.
         public var validation: Validation?
-        /// The interceptors for this request; `nil` uses the client's ``HTTPClient/interceptors``.
-        public var interceptors: [any Interceptor]?
+        /// Interceptors for this request alone, run after the client's
+        /// ``HTTPClient/interceptors`` (or instead of them when ``usesClientInterceptors`` is
+        /// `false`).
+        public var interceptors: [any Interceptor] = []
+        /// Whether the client's ``HTTPClient/interceptors`` run before this request's own; `true`
+        /// by default. Set `false` to replace them, dropping what they add (an
+        /// `Authorization` header, for one).
+        public var usesClientInterceptors = true
         /// The retry policy for this request; `nil` uses the client's, `.disabled` never retries.
         public var retryPolicy: RetryPolicy?
         /// Whether sending the request twice is safe; `nil` decides by method. Set `true` on a
         /// POST that carries an idempotency key to let it be retried.
         public var isIdempotent: Bool?
+        /// Adjusts the `URLRequest` once it is built (client headers, body and timeout set) and
+        /// before the interceptors run: a cache policy, a timeout, a header, without writing an
+        /// interceptor.
+        ///
+        /// ```swift
+        /// var request = HTTPClient.Request<Data>.get("feed")
+        /// request.configure = { $0.cachePolicy = .reloadIgnoringLocalCacheData }
+        /// ```
+        public var configure: (@Sendable (inout URLRequest) -> Void)?
 
-        /// - Parameters:
-        ///   - method: The HTTP method.
-        ///   - url: A `URL`, or a path resolved against the client's base URL (see
-        ///     ``RequestTargetConvertible``).
-        ///   - query: Items appended to the URL's own query.
-        ///   - headers: Headers that replace the client's of the same name.
-        ///   - body: What the request sends; its content type is set unless `headers` has one.
-        ///   - timeout: `nil` uses the client's.
-        ///   - validation: `nil` uses the client's.
-        public init(
-            method: HTTPMethod,
-            url: some RequestTargetConvertible,
-            query: [URLQueryItem] = [],
-            headers: HTTPHeaders = [:],
-            body: Body? = nil,
-            timeout: TimeInterval? = nil,
-            validation: Validation? = nil
+        /// Turns the raw response into the value; sets `Accept: application/json` when it decodes.
+        let decoding: Decoding<Value>
+
+        init(
+            method: HTTPMethod, url: some RequestTargetConvertible, query: [URLQueryItem], headers: HTTPHeaders,
+            body: Body?, timeout: TimeInterval?, validation: Validation?, decoding: Decoding<Value>
         ) {
             self.method = method
             self.target = url.requestTarget
@@ -64,75 +69,208 @@ extension HTTPClient {
             self.body = body
             self.timeout = timeout
             self.validation = validation
-        }
-
-        // MARK: Shorthands, one per method
-
-        /// A `GET` of `url` (a `URL` or a path).
-        public static func get(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
-            Request(method: .get, url: url, query: query, headers: headers)
-        }
-
-        /// A `HEAD` of `url` (a `URL` or a path).
-        public static func head(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
-            Request(method: .head, url: url, query: query, headers: headers)
-        }
-
-        /// A `DELETE` of `url` (a `URL` or a path).
-        public static func delete(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request {
-            Request(method: .delete, url: url, query: query, headers: headers)
-        }
-
-        /// An `OPTIONS` request to `url` (a `URL` or a path).
-        public static func options(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Request
-        {
-            Request(method: .options, url: url, query: query, headers: headers)
-        }
-
-        /// A `POST` of `body` to `url` (a `URL` or a path).
-        public static func post(
-            _ url: some RequestTargetConvertible, body: Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
-        ) -> Request {
-            Request(method: .post, url: url, query: query, headers: headers, body: body)
-        }
-
-        /// A `PUT` of `body` to `url` (a `URL` or a path).
-        public static func put(
-            _ url: some RequestTargetConvertible, body: Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
-        ) -> Request {
-            Request(method: .put, url: url, query: query, headers: headers, body: body)
-        }
-
-        /// A `PATCH` of `body` to `url` (a `URL` or a path).
-        public static func patch(
-            _ url: some RequestTargetConvertible, body: Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
-        ) -> Request {
-            Request(method: .patch, url: url, query: query, headers: headers, body: body)
+            self.decoding = decoding
         }
     }
+}
 
-    /// The body of a request. Bodies that imply a content type set `Content-Type` unless the
-    /// request already has one.
-    public enum Body: Sendable {
-        /// Raw bytes, with an optional content type.
-        case data(Data, contentType: String? = nil)
-        /// A value encoded with the client's ``HTTPClient/encoder``; `Content-Type: application/json`.
-        case json(any Encodable & Sendable)
+// MARK: - Raw requests
 
-        /// UTF-8 text; `Content-Type: text/plain; charset=utf-8` unless another is given.
-        public static func text(_ text: String, contentType: String = "text/plain; charset=utf-8") -> Body {
-            .data(Data(text.utf8), contentType: contentType)
-        }
+extension HTTPClient.Request where Value == Data {
+    /// A request whose response value is the body as it came, not decoded.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - url: A `URL`, or a path resolved against the client's base URL (see
+    ///     ``RequestTargetConvertible``).
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - timeout: `nil` uses the client's.
+    ///   - validation: `nil` uses the client's.
+    public init(
+        method: HTTPMethod, url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
+        body: HTTPClient.Body? = nil, timeout: TimeInterval? = nil, validation: HTTPClient.Validation? = nil
+    ) {
+        self.init(
+            method: method, url: url, query: query, headers: headers, body: body, timeout: timeout, validation: validation,
+            decoding: HTTPClient.Decoding(acceptsJSON: false) { response, _ in response.body })
+    }
+
+    /// A `GET` of `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func get(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
+        Self(method: .get, url: url, query: query, headers: headers)
+    }
+
+    /// A `HEAD` of `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func head(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
+        Self(method: .head, url: url, query: query, headers: headers)
+    }
+
+    /// A `DELETE` of `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func delete(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
+        Self(method: .delete, url: url, query: query, headers: headers)
+    }
+
+    /// An `OPTIONS` request to `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func options(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
+        Self(method: .options, url: url, query: query, headers: headers)
+    }
+
+    /// A `POST` of `body` to `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func post(
+        _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
+    ) -> Self {
+        Self(method: .post, url: url, query: query, headers: headers, body: body)
+    }
+
+    /// A `PUT` of `body` to `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func put(
+        _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
+    ) -> Self {
+        Self(method: .put, url: url, query: query, headers: headers, body: body)
+    }
+
+    /// A `PATCH` of `body` to `url` (a `URL` or a path).
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func patch(
+        _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
+    ) -> Self {
+        Self(method: .patch, url: url, query: query, headers: headers, body: body)
+    }
+}
+
+// MARK: - Typed requests
+
+extension HTTPClient.Request where Value: Decodable {
+    /// A request whose successful response body is decoded from JSON as `Value` with the
+    /// client's ``HTTPClient/decoder`` (sending `Accept: application/json` unless `headers` sets
+    /// one). An empty or undecodable body fails with
+    /// ``HTTPClientError/decodingFailed(type:response:underlying:)``.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - timeout: `nil` uses the client's.
+    ///   - validation: `nil` uses the client's.
+    public init(
+        method: HTTPMethod, url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
+        body: HTTPClient.Body? = nil, timeout: TimeInterval? = nil, validation: HTTPClient.Validation? = nil
+    ) {
+        self.init(
+            method: method, url: url, query: query, headers: headers, body: body, timeout: timeout, validation: validation,
+            decoding: HTTPClient.Decoding(acceptsJSON: true) { response, decoder throws(HTTPClientError) in
+                try response.decode(Value.self, using: decoder)
+            })
+    }
+
+    /// A `GET` of `url` (a `URL` or a path), decoding `Value`.
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func get(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
+        Self(method: .get, url: url, query: query, headers: headers)
+    }
+
+    /// A `DELETE` of `url` (a `URL` or a path), decoding `Value`.
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func delete(_ url: some RequestTargetConvertible, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]) -> Self {
+        Self(method: .delete, url: url, query: query, headers: headers)
+    }
+
+    /// A `POST` of `body` to `url` (a `URL` or a path), decoding `Value`.
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func post(
+        _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
+    ) -> Self {
+        Self(method: .post, url: url, query: query, headers: headers, body: body)
+    }
+
+    /// A `PUT` of `body` to `url` (a `URL` or a path), decoding `Value`.
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func put(
+        _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
+    ) -> Self {
+        Self(method: .put, url: url, query: query, headers: headers, body: body)
+    }
+
+    /// A `PATCH` of `body` to `url` (a `URL` or a path), decoding `Value`.
+    ///
+    /// - Parameters:
+    ///   - url: A `URL`, or a path resolved against the client's base URL.
+    ///   - body: What the request sends; its content type is set unless `headers` has one.
+    ///   - query: Items appended to the URL's own query.
+    ///   - headers: Headers that replace the client's of the same name.
+    public static func patch(
+        _ url: some RequestTargetConvertible, body: HTTPClient.Body? = nil, query: [URLQueryItem] = [], headers: HTTPHeaders = [:]
+    ) -> Self {
+        Self(method: .patch, url: url, query: query, headers: headers, body: body)
     }
 }
 
 // MARK: - Building a URLRequest
 
 extension HTTPClient {
-    /// Turns a ``Request`` into the `URLRequest` the session receives.
+    /// Turns a ``Request`` into the `URLRequest` the interceptors receive.
     ///
     /// - Throws: ``HTTPClientError/invalidURL(_:reason:)`` or ``HTTPClientError/encodingFailed(type:underlying:)``.
-    public func makeURLRequest(for request: Request) throws(HTTPClientError) -> URLRequest {
+    func makeURLRequest<Value>(for request: Request<Value>) throws(HTTPClientError) -> URLRequest {
         let url = try URLBuilder.url(for: request.target, query: request.query, baseURL: baseURL)
         var urlRequest = URLRequest(url: url)
         // GET is URLRequest's default; the setter costs a locale-aware string comparison on
@@ -143,6 +281,9 @@ extension HTTPClient {
         }
         var headers = self.headers
         if !request.headers.isEmpty { headers.merge(request.headers) }
+        if request.decoding.acceptsJSON, !headers.contains("Accept") {
+            headers["Accept"] = "application/json"
+        }
         if let body = request.body {
             let (data, contentType) = try encode(body)
             urlRequest.httpBody = data
@@ -153,6 +294,7 @@ extension HTTPClient {
         for field in headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
+        request.configure?(&urlRequest)
         return urlRequest
     }
 

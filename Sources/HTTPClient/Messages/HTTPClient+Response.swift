@@ -1,8 +1,20 @@
 import Foundation
 
 extension HTTPClient {
-    /// An HTTP response: status, headers, body and the URL it came from.
-    public struct Response: Sendable, Hashable {
+    /// What a request got back: its ``value`` (decoded as the ``Request`` asked), the status,
+    /// headers and body, and the request actually sent.
+    ///
+    /// ```swift
+    /// let response = try await client.send(HTTPClient.Request<User>.get("me"))
+    /// print(response.statusCode, response.value.name)
+    /// ```
+    ///
+    /// `Response<Data>` is the raw response (its value is the body): what errors, events,
+    /// streams and downloads carry. Printing or dumping a response hides the credentials of the
+    /// request it carries (``Redaction/standard``).
+    public struct Response<Value: Sendable>: Sendable {
+        /// What the body decoded to; for `Response<Data>`, the body as it came.
+        public var value: Value
         /// The HTTP status code, such as 200 or 404.
         public var statusCode: Int
         /// The response headers; look them up case-insensitively with `headers["content-type"]`.
@@ -11,31 +23,10 @@ extension HTTPClient {
         public var body: Data
         /// The URL of the response (after redirects), or of the request when the response had none.
         public var url: URL?
-
-        /// A response with these parts, for tests and for transports that build one by hand.
-        public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
-            self.statusCode = statusCode
-            self.headers = headers
-            self.body = body
-            self.url = url
-        }
-
-        /// Reads status, headers and URL from a Foundation response.
-        public init(_ response: HTTPURLResponse, body: Data?) {
-            var fields: [(name: String, value: String)] = []
-            let all = response.allHeaderFields
-            fields.reserveCapacity(all.count)
-            for (key, value) in all {
-                // Direct casts: string interpolation of AnyHashable/Any goes through dynamic
-                // `description` lookups, a measurable part of a loopback request.
-                let name = (key.base as? String) ?? String(describing: key.base)
-                fields.append((name, (value as? String) ?? String(describing: value)))
-            }
-            // Sorted so iteration order does not depend on dictionary hashing.
-            fields.sort { $0.name < $1.name }
-            let headers = HTTPHeaders(fields.map { HTTPHeaders.Field(name: $0.name, value: $0.value) })
-            self.init(statusCode: response.statusCode, headers: headers, body: body ?? Data(), url: response.url)
-        }
+        /// The request as it was sent (client headers, per-request configuration and
+        /// interceptors applied); `nil` for a response built by hand. It holds the request's
+        /// credentials: log it through ``Redaction``, as this response's `description` does.
+        public var request: URLRequest?
 
         /// Whether the status is 2xx.
         public var isSuccessful: Bool { (200..<300).contains(statusCode) }
@@ -43,61 +34,102 @@ extension HTTPClient {
         /// The body decoded as UTF-8, or `nil` if it is not valid UTF-8.
         public var text: String? { String(data: body, encoding: .utf8) }
 
-        /// Decodes the body as JSON.
+        /// Decodes the body as JSON: for an error body, or another type than the request's.
         ///
+        /// - Parameters:
+        ///   - type: The type to decode.
+        ///   - decoder: The decoder; a plain `JSONDecoder` by default.
         /// - Throws: ``HTTPClientError/decodingFailed(type:response:underlying:)``, also when
         ///   the body is empty (which `JSONDecoder` reports obscurely).
-        public func decode<Value: Decodable & Sendable>(
-            _ type: Value.Type = Value.self, using decoder: JSONDecoder = JSONDecoder()
-        ) throws(HTTPClientError) -> Value {
+        public func decode<Decoded: Decodable & Sendable>(
+            _ type: Decoded.Type = Decoded.self, using decoder: JSONDecoder = JSONDecoder()
+        ) throws(HTTPClientError) -> Decoded {
             guard !body.isEmpty else {
-                throw .decodingFailed(type: String(describing: Value.self), response: self, underlying: EmptyBodyError())
+                throw .decodingFailed(type: String(describing: Decoded.self), response: raw, underlying: EmptyBodyError())
             }
             do {
-                return try decoder.decode(Value.self, from: body)
+                return try decoder.decode(Decoded.self, from: body)
             } catch {
-                throw .decodingFailed(type: String(describing: Value.self), response: self, underlying: error)
+                throw .decodingFailed(type: String(describing: Decoded.self), response: raw, underlying: error)
             }
         }
-    }
 
-    /// What a ``Response`` must satisfy to count as a success; anything else fails with
-    /// ``HTTPClientError/unacceptableStatus(_:)`` (which keeps the response, body included).
-    public struct Validation: Sendable {
-        private let accepts: @Sendable (Response) -> Bool
-
-        /// A validation from a predicate on the response.
-        public init(_ accepts: @escaping @Sendable (Response) -> Bool) {
-            self.accepts = accepts
+        /// This response with `value` in place of its own.
+        func replacingValue<Other>(with value: Other) -> Response<Other> {
+            Response<Other>(value: value, statusCode: statusCode, headers: headers, body: body, url: url, request: request)
         }
 
-        /// Whether `response` passes.
-        public func accepts(_ response: Response) -> Bool {
-            accepts(response)
-        }
-
-        /// 2xx passes: the default.
-        public static let successfulStatusCodes = Validation { (200..<300).contains($0.statusCode) }
-
-        /// Statuses in `codes` pass: `.statusCodes(200..<400)`.
-        public static func statusCodes(_ codes: Range<Int>) -> Validation {
-            Validation { codes.contains($0.statusCode) }
-        }
-
-        /// Statuses in `codes` pass: `.statusCodes([200, 304])`.
-        public static func statusCodes(_ codes: Set<Int>) -> Validation {
-            Validation { codes.contains($0.statusCode) }
-        }
-
-        /// Every response passes; the caller inspects `statusCode` itself.
-        public static let acceptAll = Validation { _ in true }
+        /// The raw response: the same, its value the body.
+        var raw: Response<Data> { replacingValue(with: body) }
     }
 }
 
-/// The underlying error of ``HTTPClientError/decodingFailed(type:response:underlying:)`` when
-/// a value was expected and the body was empty.
-public struct EmptyBodyError: Error, CustomStringConvertible {
-    /// The error.
-    public init() {}
-    public var description: String { "the response body is empty" }
+extension HTTPClient.Response where Value == Data {
+    /// A raw response with these parts, for tests and for transports that build one by hand.
+    ///
+    /// - Parameters:
+    ///   - statusCode: The HTTP status code.
+    ///   - headers: The response headers.
+    ///   - body: The body, also the ``value``.
+    ///   - url: The URL the response came from.
+    ///   - request: The request that was sent, if known.
+    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil, request: URLRequest? = nil) {
+        self.init(value: body, statusCode: statusCode, headers: headers, body: body, url: url, request: request)
+    }
+
+    /// Reads status, headers and URL from a Foundation response.
+    /// `package`: cassette recording (HTTPClientStubs) reads headers the way the client does.
+    package init(_ response: HTTPURLResponse, body: Data?, request: URLRequest? = nil) {
+        var fields: [(name: String, value: String)] = []
+        let all = response.allHeaderFields
+        fields.reserveCapacity(all.count)
+        for (key, value) in all {
+            // Direct casts: string interpolation of AnyHashable/Any goes through dynamic
+            // `description` lookups, a measurable part of a loopback request.
+            let name = (key.base as? String) ?? String(describing: key.base)
+            fields.append((name, (value as? String) ?? String(describing: value)))
+        }
+        // Sorted so iteration order does not depend on dictionary hashing.
+        fields.sort { $0.name < $1.name }
+        let headers = HTTPHeaders(fields.map { HTTPHeaders.Field(name: $0.name, value: $0.value) })
+        self.init(statusCode: response.statusCode, headers: headers, body: body ?? Data(), url: response.url, request: request)
+    }
+}
+
+extension HTTPClient.Response: Equatable where Value: Equatable {}
+extension HTTPClient.Response: Hashable where Value: Hashable {}
+
+extension HTTPClient.Response: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The status and URL, credentials hidden: `HTTP 200 from https://api.example.com/me`.
+    public var description: String {
+        "HTTP \(statusCode) from \(redactedURL(.standard))"
+    }
+
+    /// The status, URL, headers and request sent, credentials hidden (``Redaction/standard``).
+    public var debugDescription: String {
+        let redaction = Redaction.standard
+        var lines = [description]
+        if let request {
+            lines.append("request: \(request.httpMethod ?? "GET") \(redaction.redacted(url: request.url)?.absoluteString ?? "")")
+        }
+        lines += redaction.redacted(headers).map { "\($0.name): \($0.value)" }
+        lines.append("\(body.count) bytes")
+        return lines.joined(separator: "\n")
+    }
+
+    /// What `dump` and test failure messages show: the request sent with its credentials hidden.
+    public var customMirror: Mirror {
+        let redaction = Redaction.standard
+        let request = self.request.map { sent -> String in
+            let headers = redaction.redacted(HTTPHeaders(sent.allHTTPHeaderFields ?? [:]))
+            let url = redaction.redacted(url: sent.url)?.absoluteString ?? ""
+            return ([sent.httpMethod ?? "GET", url] + headers.map { "\($0.name): \($0.value)" }).joined(separator: " ")
+        }
+        return Mirror(
+            self,
+            children: [
+                "value": value as Any, "statusCode": statusCode, "headers": redaction.redacted(headers), "body": body,
+                "url": redaction.redacted(url: url) as Any, "request": request as Any,
+            ], displayStyle: .struct)
+    }
 }

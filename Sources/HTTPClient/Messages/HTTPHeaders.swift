@@ -130,6 +130,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 extension StringProtocol {
     /// ASCII case-insensitive equality, which is what HTTP field names need. Cheaper than
     /// `lowercased()` on both sides because it allocates nothing.
+    /// `package`: matchers and cassettes (HTTPClientStubs) compare header names this way.
     package func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         let lhs = utf8
         let rhs = other.utf8
@@ -145,6 +146,7 @@ extension StringProtocol {
 
     /// Lower-cased in ASCII only, the folding ``caseInsensitiveEquals(_:)`` compares by: a key
     /// for looking field names up (`lowercased()` would also fold non-ASCII letters).
+    /// `package`: matchers (HTTPClientStubs) fold names this way.
     package var asciiLowercased: String {
         guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(self) }
         return String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
@@ -161,6 +163,7 @@ extension StringProtocol {
 extension String {
     /// Whether this is an RFC 9110 token (`tchar`s only, not empty): what methods and header
     /// names must be.
+    /// `package`: `.http` files, cassettes (HTTPClientStubs) and httpc check header names this way.
     package var isHTTPToken: Bool {
         !isEmpty
             && utf8.allSatisfy { byte in

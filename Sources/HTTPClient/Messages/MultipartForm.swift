@@ -10,18 +10,18 @@ import Foundation
 /// ```
 public struct MultipartForm: Sendable, Hashable {
     /// One part of the form.
-    public struct Part: Sendable, Hashable {
+    struct Part: Sendable, Hashable {
         /// The form field's name.
-        public var name: String
+        var name: String
         /// The file name sent with the part, for file uploads.
-        public var fileName: String?
+        var fileName: String?
         /// The part's `Content-Type`, if it has one.
-        public var contentType: String?
+        var contentType: String?
         /// The part's content.
-        public var data: Data
+        var data: Data
 
         /// A part with this field name and content.
-        public init(name: String, fileName: String? = nil, contentType: String? = nil, data: Data) {
+        init(name: String, fileName: String? = nil, contentType: String? = nil, data: Data) {
             self.name = name
             self.fileName = fileName
             self.contentType = contentType
@@ -32,12 +32,14 @@ public struct MultipartForm: Sendable, Hashable {
     /// The delimiter between parts; random by default so it cannot occur in the data by chance.
     public var boundary: String
     /// The parts, in the order they are sent.
-    public var parts: [Part]
+    var parts: [Part] = []
 
-    /// A form with these parts.
-    public init(boundary: String = "HTTPClient-\(UUID().uuidString)", parts: [Part] = []) {
+    /// An empty form; add its parts with ``addField(name:value:)`` and
+    /// ``addFile(name:fileName:contentType:data:)``.
+    ///
+    /// - Parameter boundary: The delimiter between parts; random by default.
+    public init(boundary: String = "HTTPClient-\(UUID().uuidString)") {
         self.boundary = boundary
-        self.parts = parts
     }
 
     /// Adds a text field.

@@ -7,7 +7,7 @@ import Foundation
 /// `percentEncoded...` property is produced by ``percentEncode(_:allowing:)`` first.
 enum URLBuilder {
     static func url(
-        for target: HTTPClient.Request.Target, query: [URLQueryItem], baseURL: URL?
+        for target: HTTPClient.RequestTarget, query: [URLQueryItem], baseURL: URL?
     ) throws(HTTPClientError) -> URL {
         let url: URL
         switch target {

@@ -2,6 +2,7 @@ import Foundation
 
 /// One `name=value` pair of an `application/x-www-form-urlencoded` text, as written and decoded
 /// (`+` is a space). The one place forms are split: matchers and redaction both read them.
+/// `package`: request matchers (HTTPClientStubs) read forms with the same splitting.
 package struct FormPair: Sendable {
     /// The pair as written, for rewriting a form without disturbing the other pairs.
     package let raw: Substring
@@ -9,7 +10,7 @@ package struct FormPair: Sendable {
     /// `nil` for a bare `name` with no `=`.
     package let value: String?
     /// The value percent-decoded only (a `+` kept), as it may also appear outside the form.
-    package let percentDecodedValue: String?
+    let percentDecodedValue: String?
 
     /// Every pair in order, empty ones included, so joining the `raw`s with `&` gives `text` back.
     package static func pairs(in text: String) -> [FormPair] {
@@ -29,7 +30,7 @@ package struct FormPair: Sendable {
 
     /// The value as decoded and as percent-decoded only, when they differ: both forms a
     /// credential can take elsewhere.
-    package var values: [String] {
+    var values: [String] {
         guard let value else { return [] }
         return percentDecodedValue.map { $0 == value ? [value] : [value, $0] } ?? [value]
     }
@@ -39,7 +40,7 @@ extension Substring {
     /// The parts between every `separator`, split by Unicode scalar, empty parts kept. Splitting
     /// by `Character` would miss a delimiter that a combining mark follows (`=\u{301}`: one
     /// Character), and a value written right after it would escape redaction.
-    package func splitScalars(_ separator: Unicode.Scalar, maxSplits: Int = .max) -> [Substring] {
+    func splitScalars(_ separator: Unicode.Scalar, maxSplits: Int = .max) -> [Substring] {
         var parts: [Substring] = []
         var start = startIndex
         var index = startIndex
@@ -56,7 +57,7 @@ extension Substring {
     }
 
     /// The part after the first `separator` (by Unicode scalar), or `nil` when there is none.
-    package func afterScalar(_ separator: Unicode.Scalar) -> Substring? {
+    func afterScalar(_ separator: Unicode.Scalar) -> Substring? {
         let parts = splitScalars(separator, maxSplits: 1)
         return parts.count == 2 ? parts[1] : nil
     }

@@ -32,7 +32,7 @@ extension Redaction {
     /// This redaction, also hiding the credentials of `url`'s user info wherever they appear (a
     /// server's echo of the URL in a body, the password repeated in the query); itself when the URL
     /// has none or there are no name rules.
-    package func hidingCredentials(ofURL url: String) -> Redaction {
+    func hidingCredentials(ofURL url: String) -> Redaction {
         guard !nameRules.isEmpty else { return self }
         let credentials = Self.userInfoCredentials(ofURL: url)
         return credentials.isEmpty ? self : hiding(credentials)

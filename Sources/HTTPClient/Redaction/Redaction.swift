@@ -96,13 +96,14 @@ public struct Redaction: Sendable {
     }
 
     /// Whether any value is hidden wherever it appears (registered, or added by ``hiding(_:)``).
-    public var hidesValues: Bool { !secrets.isEmpty || !echoes.isEmpty }
+    /// `package`: cassettes (HTTPClientStubs) skip scanning when nothing is hidden by value.
+    package var hidesValues: Bool { !secrets.isEmpty || !echoes.isEmpty }
 
     // MARK: Names
 
     /// A name with case, `-`, `_`, `.`, spaces and other punctuation removed:
     /// `X-Api-Key`, `x_api_key` and `xApiKey` are all `xapikey`.
-    public static func normalized(_ name: String) -> String {
+    static func normalized(_ name: String) -> String {
         String(decoding: normalizedBytes(name), as: UTF8.self)
     }
 
@@ -178,6 +179,7 @@ public struct Redaction: Sendable {
 
     /// The bytes redacted as ``redacted(body:contentType:)`` does, or `nil` when nothing
     /// changes: large bodies are read in place and copied only where something is hidden.
+    /// `package`: cassettes (HTTPClientStubs) redact bodies they hold as bytes.
     package func redactedBytes(_ body: some Collection<UInt8>, contentType: String?) -> Data? {
         guard !body.isEmpty else { return nil }
         var changed: Data? = SecretScanner.withBuffer(body) { buffer in
@@ -209,7 +211,8 @@ public struct Redaction: Sendable {
 
     /// Whether a registered secret (or a value added by ``hiding(_:)``) is still in `bytes`, in
     /// any encoding.
-    public func containsSecret(_ bytes: some Collection<UInt8>) -> Bool {
+    /// `package`: cassettes (HTTPClientStubs) refuse to write a secret that survived redaction.
+    package func containsSecret(_ bytes: some Collection<UInt8>) -> Bool {
         scanner.occurs(in: bytes)
     }
 
@@ -228,6 +231,7 @@ public struct Redaction: Sendable {
     }
 
     /// ``hiddenValues(url:headers:body:contentType:)`` for a body read in place.
+    /// `package`: cassettes and unmatched reports (HTTPClientStubs) scan bodies in place.
     package func hiddenValues(
         url: String?, headers: HTTPHeaders, bodyBytes body: UnsafeBufferPointer<UInt8>?, contentType: String?
     ) -> [String] {
@@ -313,7 +317,7 @@ public struct Redaction: Sendable {
 }
 
 extension Redaction {
-    /// How a rule matches a name, after both are normalised (see ``Redaction/normalized(_:)``).
+    /// How a rule matches a name, after both are normalised (see `Redaction.normalized(_:)`).
     public struct NameRule: Sendable, Hashable, CustomStringConvertible {
         enum Kind: Sendable, Hashable { case exact, suffix, fragment }
         let kind: Kind

@@ -14,6 +14,7 @@ import Foundation
 /// linear in the text and independent of how many values are looked for: a JSON body with ten
 /// thousand hidden tokens costs what one token costs. Most positions stop at a table of
 /// possible first bytes.
+/// `package`: cassettes (HTTPClientStubs) read bodies in place through ``withBuffer(_:_:)``.
 package struct SecretScanner: Sendable {
     /// Edges of the trie, keyed by `node << 21 | scalar` (a scalar fits in 21 bits).
     private let edges: [UInt64: Int32]
@@ -30,7 +31,7 @@ package struct SecretScanner: Sendable {
     /// - Parameters:
     ///   - values: Found in their textual encodings.
     ///   - withBase64: Found in their textual encodings and as base64 and base64url too.
-    package init(_ values: [String], withBase64: [String] = []) {
+    init(_ values: [String], withBase64: [String] = []) {
         var forms = Set(values.filter { !$0.isEmpty })
         for value in Set(withBase64) where !value.isEmpty {
             forms.insert(value)

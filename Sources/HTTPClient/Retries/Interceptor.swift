@@ -12,7 +12,7 @@ public protocol Interceptor: Sendable {
 
     /// Looks at the outcome of an attempt and says whether to send the request again.
     func retry(
-        _ request: URLRequest, after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int
+        _ request: URLRequest, after result: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
     ) async throws -> RetryDecision
 }
 
@@ -20,7 +20,7 @@ extension Interceptor {
     public func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest { request }
 
     public func retry(
-        _ request: URLRequest, after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int
+        _ request: URLRequest, after result: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
     ) async throws -> RetryDecision {
         .doNotRetry
     }

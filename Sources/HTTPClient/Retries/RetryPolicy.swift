@@ -65,7 +65,7 @@ public struct RetryPolicy: Sendable {
     ///   - now: The current time, for HTTP-date `Retry-After` values.
     ///   - random: A number in `0...1` for jitter.
     public func delay(
-        after result: Result<HTTPClient.Response, HTTPClientError>, attempt: Int, isIdempotent: Bool,
+        after result: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int, isIdempotent: Bool,
         now: Date, random: Double
     ) -> TimeInterval? {
         guard isIdempotent, attempt < maximumAttempts else { return nil }
@@ -96,7 +96,7 @@ public struct RetryPolicy: Sendable {
     /// `seconds` as a delay this policy would wait: NaN and negatives become 0, and nothing
     /// exceeds ``maximumDelay`` (itself at most ``longestDelay``). Every delay the client waits,
     /// from backoff, `Retry-After` or an interceptor's ``RetryDecision/retryAfter(_:)``, passes here.
-    public func capped(_ seconds: TimeInterval) -> TimeInterval {
+    func capped(_ seconds: TimeInterval) -> TimeInterval {
         min(Self.safeDelay(seconds), maximumDelay)
     }
 
@@ -107,7 +107,8 @@ public struct RetryPolicy: Sendable {
 
     /// Parses `Retry-After` (RFC 9110 §10.2.3): whole seconds, or an HTTP-date. Anything else,
     /// including negative numbers and dates that do not parse, gives `nil` (ignored).
-    public static func retryAfter(_ value: String?, now: Date) -> TimeInterval? {
+    /// `package`: its tests read every form of the header through it.
+    package static func retryAfter(_ value: String?, now: Date) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if value.allSatisfy(\.isASCIIDigitCharacter) {
             return value.count <= 9 ? TimeInterval(value) : nil

@@ -19,7 +19,7 @@ public struct BodyChunks: AsyncSequence, Sendable {
     /// - Parameters:
     ///   - base: The session's stream.
     ///   - url: The URL errors name.
-    public init(_ base: ChunkStream, url: URL?) {
+    init(_ base: ChunkStream, url: URL?) {
         self.base = base
         self.url = url
     }

@@ -34,7 +34,7 @@ public struct ChunkStream: AsyncSequence, Sendable {
     }
 
     /// A stream that holds `chunks` and ends after them (or throws `error` after them).
-    public static func finished(_ chunks: [Data], throwing error: (any Error)? = nil) -> ChunkStream {
+    static func finished(_ chunks: [Data], throwing error: (any Error)? = nil) -> ChunkStream {
         let (stream, continuation) = makeStream(window: Int.max)
         for chunk in chunks { continuation.yield(chunk) }
         continuation.finish(throwing: error)
@@ -46,6 +46,7 @@ public struct ChunkStream: AsyncSequence, Sendable {
     }
 
     /// The bytes held for the reader now: what tests and measurements of the window read.
+    /// `package`: the tests of the stubs' streams check the window is honoured.
     package var bufferedByteCount: Int { reader.buffer.bufferedByteCount }
 
     /// Reads the next chunk.

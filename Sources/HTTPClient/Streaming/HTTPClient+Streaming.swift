@@ -12,7 +12,9 @@ extension HTTPClient {
     /// with up to 1 MiB of its body, and may be retried; once the caller has the stream nothing
     /// is repeated, so a transfer cut short throws from the stream. Cancelling the calling task,
     /// or letting the stream go, cancels the request.
-    public func stream(_ request: Request) async throws(HTTPClientError) -> StreamedResponse {
+    ///
+    /// - Parameter request: The request; its response body is read as it comes, not decoded.
+    public func stream(_ request: Request<Data>) async throws(HTTPClientError) -> StreamedResponse {
         try await run(request) { urlRequest, validation, number in
             await streamAttempt(urlRequest, validation: validation, number: number)
         }.get()
@@ -22,11 +24,15 @@ extension HTTPClient {
     /// `completion` once: with the response's head (its `body` empty) when the body is complete,
     /// or with the error (see ``stream(_:)``). `receive` is called in order, never concurrently.
     ///
+    /// - Parameters:
+    ///   - request: The request; its response body is read as it comes, not decoded.
+    ///   - receive: Called with each chunk, in order.
+    ///   - completion: Called once with the head or the error.
     /// - Returns: The started task; cancel it to end the stream with ``HTTPClientError/cancelled``.
     @_disfavoredOverload @discardableResult
     public func stream(
-        _ request: Request, receive: @escaping @Sendable (Data) -> Void,
-        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
+        _ request: Request<Data>, receive: @escaping @Sendable (Data) -> Void,
+        completion: @escaping @Sendable (Result<Response<Data>, HTTPClientError>) -> Void
     ) -> any URLSessionDataTaskProtocol {
         PipelineTask(
             Task {
@@ -47,7 +53,7 @@ extension HTTPClient {
         await measuredAttempt(urlRequest, number: number, head: \.head) {
             let (stream, response) = try await session.chunks(for: urlRequest)
             let chunks = BodyChunks(stream, url: response.url ?? urlRequest.url)
-            switch Self.response(response, body: nil, requestURL: urlRequest.url) {
+            switch Self.response(response, body: nil, request: urlRequest) {
             case .failure(let error):
                 return .failure(error)
             case .success(var head):

@@ -11,15 +11,9 @@ import Foundation
 /// ```
 public struct StreamedResponse: Sendable {
     /// The status, headers and URL; its `body` is empty (the body is ``chunks``).
-    public let head: HTTPClient.Response
+    public let head: HTTPClient.Response<Data>
     /// The body, chunk by chunk as the session delivers it.
     public let chunks: BodyChunks
-
-    /// A response whose head has arrived and whose body follows in `chunks`.
-    public init(head: HTTPClient.Response, chunks: BodyChunks) {
-        self.head = head
-        self.chunks = chunks
-    }
 
     /// The HTTP status code.
     public var statusCode: Int { head.statusCode }

@@ -11,6 +11,7 @@ import Foundation
 /// call looks up the generic metadata of `Storage` at run time.
 /// `Value: Sendable`, because a snapshot (``current``) or a value taken out of ``withLock(_:)``
 /// leaves the lock and travels to other threads.
+/// `package`: every module of the package guards its state with it; no API of the client.
 // @unchecked: the compiler cannot see that the lock guards `storage`.
 package struct Locked<Value: Sendable>: @unchecked Sendable {
     @usableFromInline let storage: Storage

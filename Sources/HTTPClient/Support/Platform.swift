@@ -72,7 +72,7 @@ enum PlatformLock {
 
 /// write(2), named apart from the many `write` methods in scope (the C function is reachable
 /// only by its module's name, which differs per platform).
-package func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Darwin)
     Darwin.write(descriptor, buffer, count)
     #elseif canImport(Glibc)
@@ -91,7 +91,7 @@ package func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ coun
 /// times over. So on Linux a task is never suspended, and a real `URLSession` stream buffers
 /// what the network delivers faster than it is read (see BENCHMARKS.md).
 #if canImport(FoundationNetworking)
-package let suspendingADataTaskPausesIt = false
+let suspendingADataTaskPausesIt = false
 #else
-package let suspendingADataTaskPausesIt = true
+let suspendingADataTaskPausesIt = true
 #endif

@@ -2,6 +2,7 @@ import Foundation
 
 /// The start of a body as text, for messages: at most `limit` bytes, cut at a character
 /// boundary (a cut inside a multi-byte UTF-8 character is not mistaken for binary data).
+/// `package`: unmatched reports and matchers (HTTPClientStubs) quote bodies the same way.
 package struct TextExcerpt: Sendable {
     package let text: String
     /// Whether the body goes on after the excerpt.

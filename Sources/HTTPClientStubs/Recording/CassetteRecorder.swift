@@ -111,7 +111,7 @@ final class CassetteRecorder: URLSessionProtocol, Sendable {
                 body: request.body.isEmpty ? nil : Cassette.Body(request.body)),
             response: Cassette.Response(
                 status: response.statusCode,
-                headers: HTTPClient.Response(response, body: nil).headers.map { Cassette.Header(name: $0.name, value: $0.value) },
+                headers: HTTPClient.Response<Data>(response, body: nil).headers.map { Cassette.Header(name: $0.name, value: $0.value) },
                 body: body.isEmpty ? nil : Cassette.Body(body)),
             duration: duration)
     }

@@ -103,13 +103,12 @@ class StubURLProtocol: URLProtocol {
 
     /// Headers after the latency, then the whole body in ONE `didLoad` after the download time
     /// (Linux completion-handler tasks keep only the last chunk). A streamed body goes piece by
-    /// piece only to the tasks of `chunks(for:)`, which mark themselves: no other task can be
-    /// told apart from a completion-handler one.
+    /// piece only to the tasks of `chunks(for:)`, which mark themselves (`readsBodyInChunks`): no
+    /// other task can be told apart from a completion-handler one.
     private func deliver(_ delivery: Delivery, on clientThread: ClientThread) {
         let body = delivery.data ?? Data()
         let this = Unchecked(self)
-        if !delivery.parts.isEmpty, task?.taskDescription == CompanionSessions.streamingTaskDescription, let urlResponse = delivery.response
-        {
+        if !delivery.parts.isEmpty, task?.readsBodyInChunks == true, let urlResponse = delivery.response {
             after(delivery.latency) {
                 this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
                 this.value.deliver(delivery.parts[...], of: delivery, on: clientThread)

@@ -19,7 +19,7 @@ struct StubResponseTests {
         #expect(data.headers["etag"] == "v7")
         #expect(data.body == Data([0, 1, 2]))
         #expect(try await client.send(.get("text")).text == "hello")
-        #expect(try await client.send(.get("json"), as: User.self) == User(id: 3))
+        #expect(try await client.send(HTTPClient.Request<User>.get("json")).value == User(id: 3))
     }
 
     @Test func answersWithAFileReadWhenTheRequestArrives() async throws {

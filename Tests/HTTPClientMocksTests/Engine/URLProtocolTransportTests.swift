@@ -21,7 +21,7 @@ struct URLProtocolTransportTests {
             })
         let client = HTTPClient(session: stubs.makeURLSession(), baseURL: testURL("https://api.example.com"))
 
-        let user = try await client.send(.get("users/5"), as: User.self)
+        let user = try await client.send(HTTPClient.Request<User>.get("users/5")).value
         let response = try await client.send(.get("users/5"))
 
         #expect(user == User(id: 5, name: "Ada"))
@@ -54,7 +54,7 @@ struct URLProtocolTransportTests {
         let stubs = StubRegistry(reporting: failures.reporting)
         stubs.stub(.delete, "/items/1").respond(.json(raw: #"{"error":"locked"}"#, status: 423))
         let client = HTTPClient(session: stubs.makeURLSession())
-        let error = await #expect(throws: HTTPClientError.self) { try await client.delete(testURL("https://h/items/1")) }
+        let error = await #expect(throws: HTTPClientError.self) { try await client.send(.delete(testURL("https://h/items/1"))) }
         #expect(error?.response?.statusCode == 423)
         #expect(error?.response?.text == #"{"error":"locked"}"#)
     }
@@ -151,7 +151,7 @@ struct URLProtocolTransportTests {
     @Test func mockURLSessionHonoursLatencyOnlyWhenAsked() async throws {
         let stubs = StubRegistry(reporting: failures.reporting)
         stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 0.2))
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
         HTTPClient(session: MockURLSession(stubs: stubs)).get(url: testURL("https://h/slow"), completion: recorder.record)
         #expect(recorder.callCount == 1)  // synchronous by default
 
@@ -168,7 +168,7 @@ struct URLProtocolTransportTests {
         stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 30))
         let session = MockURLSession(stubs: stubs, simulatesLatency: true)
         let task = session.nextDataTask
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
         HTTPClient(session: session).get(url: testURL("https://h/slow"), completion: recorder.record)
         #expect(recorder.callCount == 0)
         task.cancel()

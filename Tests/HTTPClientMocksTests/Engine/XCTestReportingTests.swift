@@ -33,7 +33,7 @@ final class XCTestReportingTests: XCTestCase {
     func testUnmatchedRequestFailsTheTestAndReturnsTheReport() throws {
         let stubs = StubRegistry("xctest registry")
         let session = MockURLSession(stubs: stubs)
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
 
         HTTPClient(session: session).get(url: try XCTUnwrap(URL(string: "https://h/nothing")), completion: recorder.record)
 

@@ -42,7 +42,7 @@ struct CassetteRedactionTests {
     @Test func aSecretTheClientPercentEncodesInTheQueryAndPathIsNotWritten() async throws {
         let api = upstream.stubs
         api.stub(where: .path(.prefix("/files"))).respond(.text("ok"))
-        var request = HTTPClient.Request.get(
+        var request = HTTPClient.Request<Data>.get(
             testURL("https://h/files/\(Self.secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"))
         request.query = [URLQueryItem(name: "q", value: Self.secret)]
         _ = try await record().send(request)

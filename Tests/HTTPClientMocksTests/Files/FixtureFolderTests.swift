@@ -57,7 +57,7 @@ struct FixtureFolderTests {
 
     @Test func aPostWithAJSONBodyFindsItsBencodedFile() async throws {
         try folder.write("POST|-users|d4-name3-Adae.http", "HTTP/1.1 201 Created\nLocation: /users/9\n\n")
-        let response = try await client.post(testURL("https://h/users"), json: ["name": "Ada"])
+        let response = try await client.send(.post(testURL("https://h/users"), body: .json(["name": "Ada"])))
         #expect(response.statusCode == 201)
         #expect(response.headers["Location"] == "/users/9")
     }
@@ -119,7 +119,7 @@ struct FixtureFolderTests {
         stubs.serve(try FixtureFolder(bundle: .module, subdirectory: "Fixtures"))
         let client = HTTPClient(session: MockURLSession(stubs: stubs))
         #expect(try await client.get(testURL("https://h/bundled")).text == "{\"from\": \"the test bundle\"}\n")
-        let deleted = try await client.delete(testURL("https://h/bundled"))
+        let deleted = try await client.send(.delete(testURL("https://h/bundled")))
         #expect(deleted.statusCode == 202)
         #expect(deleted.headers["X-Source"] == "bundle")
     }

@@ -34,7 +34,7 @@ struct MigrationExamplesTests {
         stubs.stub(.get, "https://api.example.com/users/1").respond(.json(raw: #"{"id": 1, "name": "Ada"}"#))
         let client = HTTPClient(session: stubs.makeURLSession())  // a real URLSession, answered by the stubs
 
-        let user = try await client.send(.get("https://api.example.com/users/1"), as: User.self)
+        let user = try await client.send(HTTPClient.Request<User>.get("https://api.example.com/users/1")).value
 
         #expect(user.name == "Ada")
         stubs.verify()
@@ -55,7 +55,7 @@ struct MigrationExamplesTests {
         stubs.serve(try FixtureFolder(directory: fixtures))  // files named GET|-users-1.json, ...
         let client = HTTPClient(session: MockURLSession(stubs: stubs))
 
-        let user = try await client.send(.get("https://api.example.com/users/1"), as: User.self)
+        let user = try await client.send(HTTPClient.Request<User>.get("https://api.example.com/users/1")).value
 
         #expect(user.name == "Ada Lovelace")
     }
@@ -65,7 +65,7 @@ struct MigrationExamplesTests {
         let session = try CassetteSession(file: try cassetteFile, mode: .none)
         let client = HTTPClient(session: session)
 
-        let user = try await client.send(.get("https://api.example.com/users/1"), as: User.self)
+        let user = try await client.send(HTTPClient.Request<User>.get("https://api.example.com/users/1")).value
 
         #expect(user.name == "Ada")
     }
@@ -75,7 +75,7 @@ struct MigrationExamplesTests {
         session.nextData = Data(#"{"id": 1, "name": "Ada"}"#.utf8)
         let task = MockURLSessionDataTask()
         session.nextDataTask = task
-        let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
 
         HTTPClient(session: session).get(url: try #require(URL(string: "https://api.example.com/users/1")), completion: recorder.record)
 

@@ -19,7 +19,7 @@ struct UserService {
     }
 
     func user(id: Int) async throws(HTTPClientError) -> User {
-        try await client.send(.get("users/\(id)"), as: User.self)
+        try await client.send(.get("users/\(id)")).value
     }
 }
 
@@ -37,7 +37,7 @@ struct UserService {
 @Test func keepsTheServersErrorBody() throws {
     let session = MockURLSession()
     session.enqueue(.text("no such user", status: 404))
-    let recorder = CompletionRecorder<Result<HTTPClient.Response, HTTPClientError>>()
+    let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
 
     let client = HTTPClient(session: session)
     client.get(url: try #require(URL(string: "https://api.example.com/users/9")), completion: recorder.record)
@@ -95,9 +95,10 @@ struct UserService {
     let session: URLSession = stubs.makeURLSession()  // a real URLSession
 
     let client = HTTPClient(session: session)
-    let response = try await client.post(
-        try #require(URL(string: "https://api.example.com/v2/events")),
-        json: ["type": "login", "user": "ada"])
+    let response = try await client.send(
+        .post(
+            try #require(URL(string: "https://api.example.com/v2/events")),
+            body: .json(["type": "login", "user": "ada"])))
 
     #expect(response.statusCode == 202)
 }
@@ -116,7 +117,7 @@ struct UserService {
         baseURL: URL(string: "https://api.example.com/v2"),
         interceptors: [auth])
 
-    let me = try await client.send(.get("me"), as: User.self)
+    let me = try await client.send(HTTPClient.Request<User>.get("me")).value
 
     #expect(me.name == "Ada")
     #expect(stubs.requests.map { $0.headers["Authorization"] } == ["Bearer old-token", "Bearer new-token"])
@@ -184,7 +185,7 @@ struct RequestID: Interceptor {
     let client = HTTPClient(session: session, headers: ["Authorization": "Bearer my-api-token"])
 
     let url = try #require(URL(string: "https://api.example.com/users/1?api_key=my-api-key"))
-    let user = try await client.send(.get(url), as: User.self)
+    let user = try await client.send(HTTPClient.Request<User>.get(url)).value
 
     #expect(user.name == "Ada Lovelace")
     #expect(session.stubs.requests.count == 1)

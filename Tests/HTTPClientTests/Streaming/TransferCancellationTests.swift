@@ -112,7 +112,7 @@ struct TransferCancellationTests {
         let session = PendingSession()
         let client = HTTPClient(session: session)
 
-        let upload = Task { try await client.upload(.put("https://h/files/1"), fromFile: source) }
+        let upload = Task { try await client.upload(.put("https://h/files/1"), from: .file(source)) }
         for await _ in session.tasks { break }
         upload.cancel()
 
@@ -123,12 +123,12 @@ struct TransferCancellationTests {
         let folder = try ScratchFolder()
         let source = try folder.write("contents", to: "upload.txt")
         let session = PendingSession()
-        let (results, finished) = AsyncStream.makeStream(of: Result<HTTPClient.Response, HTTPClientError>.self)
+        let (results, finished) = AsyncStream.makeStream(of: Result<HTTPClient.Response<Data>, HTTPClientError>.self)
 
-        let task = HTTPClient(session: session).upload(.put("https://h/files/1"), fromFile: source) { finished.yield($0) }
+        let task = HTTPClient(session: session).upload(.put("https://h/files/1"), from: .file(source)) { finished.yield($0) }
         for await _ in session.tasks { break }
         task.cancel()
-        var result: Result<HTTPClient.Response, HTTPClientError>?
+        var result: Result<HTTPClient.Response<Data>, HTTPClientError>?
         for await value in results {
             result = value
             break

@@ -87,7 +87,7 @@ struct TransferTests {
         let reports = Locked<[TransferProgress]>([])
 
         let response = try await HTTPClient(session: MockURLSession(stubs: stubs))
-            .upload(.put("https://h/files/1", body: .text("not sent")), fromFile: source) { progress in
+            .upload(.put("https://h/files/1", body: .text("not sent")), from: .file(source)) { progress in
                 reports.withLock { $0.append(progress) }
             }
 
@@ -102,7 +102,7 @@ struct TransferTests {
         let missing = temporaryFile("missing")
 
         let error = await #expect(throws: HTTPClientError.self) {
-            try await HTTPClient(session: MockURLSession(stubs: stubs)).upload(.put("https://h/files/1"), fromFile: missing)
+            try await HTTPClient(session: MockURLSession(stubs: stubs)).upload(.put("https://h/files/1"), from: .file(missing))
         }
 
         #expect(error?.underlyingError as? TransferFileError == TransferFileError(.uploadSource, path: missing.path, problem: .missing))
@@ -139,7 +139,7 @@ struct TransferTests {
             client.download(.get("https://h/report")) { continuation.resume(returning: $0) }
         }
         let uploaded = await withCheckedContinuation { continuation in
-            client.upload(.put("https://h/files/2"), fromFile: source) { continuation.resume(returning: $0) }
+            client.upload(.put("https://h/files/2"), from: .file(source)) { continuation.resume(returning: $0) }
         }
 
         let file = try downloaded.get().fileURL
@@ -155,7 +155,7 @@ struct TransferTests {
         let reports = Locked<[TransferProgress]>([])
 
         let response = try await HTTPClient(session: MockURLSession(stubs: stubs))
-            .upload(.post("https://h/blobs"), from: body) { progress in reports.withLock { $0.append(progress) } }
+            .upload(.post("https://h/blobs"), from: .data(body)) { progress in reports.withLock { $0.append(progress) } }
 
         #expect(response.statusCode == 201)
         #expect(upload.callCount == 1)
@@ -171,8 +171,8 @@ struct TransferTests {
         let client = HTTPClient(session: MockURLSession(stubs: stubs))
 
         // Were the completion form chosen, these would not be responses and would not compile.
-        let fromFile: HTTPClient.Response = try await client.upload(.post("https://h/blobs"), fromFile: source) { _ in }
-        let fromData: HTTPClient.Response = try await client.upload(.post("https://h/blobs"), from: Data("x".utf8)) { _ in }
+        let fromFile: HTTPClient.Response<Data> = try await client.upload(.post("https://h/blobs"), from: .file(source)) { _ in }
+        let fromData: HTTPClient.Response<Data> = try await client.upload(.post("https://h/blobs"), from: .data(Data("x".utf8))) { _ in }
 
         #expect(fromFile.statusCode == 201)
         #expect(fromData.statusCode == 201)

@@ -15,7 +15,9 @@ struct UploadSourceTests {
         let folder = try ScratchFolder()
         let (client, stub) = client()
 
-        let error = await #expect(throws: HTTPClientError.self) { try await client.upload(.put("https://h/files/1"), fromFile: folder.url) }
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.upload(.put("https://h/files/1"), from: .file(folder.url))
+        }
 
         #expect(
             error?.underlyingError as? TransferFileError
@@ -30,7 +32,7 @@ struct UploadSourceTests {
         #expect(mkfifo(fifo.path, 0o600) == 0)
         let (client, stub) = client()
 
-        let error = await #expect(throws: HTTPClientError.self) { try await client.upload(.put("https://h/files/1"), fromFile: fifo) }
+        let error = await #expect(throws: HTTPClientError.self) { try await client.upload(.put("https://h/files/1"), from: .file(fifo)) }
 
         #expect((error?.underlyingError as? TransferFileError)?.problem == .notARegularFile(.fifo))
         #expect(stub.callCount == 0)
@@ -41,7 +43,7 @@ struct UploadSourceTests {
         let (client, stub) = client()
 
         let result = await withCheckedContinuation { continuation in
-            client.upload(.put("https://h/files/1"), fromFile: folder.url) { continuation.resume(returning: $0) }
+            client.upload(.put("https://h/files/1"), from: .file(folder.url)) { continuation.resume(returning: $0) }
         }
 
         #expect((result.failure?.underlyingError as? TransferFileError)?.problem == .notARegularFile(.directory))
@@ -132,7 +134,7 @@ struct UploadSourceTests {
         let stubs = StubRegistry()
         let upload = stubs.stub(.put, "https://h/files/1").matching(.body("the contents")).respond(.status(201))
 
-        let response = try await HTTPClient(session: MockURLSession(stubs: stubs)).upload(.put("https://h/files/1"), fromFile: link)
+        let response = try await HTTPClient(session: MockURLSession(stubs: stubs)).upload(.put("https://h/files/1"), from: .file(link))
 
         #expect(response.statusCode == 201)
         #expect(upload.callCount == 1)

@@ -4,14 +4,8 @@ import Foundation
 /// returns.
 public struct DownloadedFile: Sendable {
     /// The status, headers and URL; its `body` is empty (the body is in ``fileURL``).
-    public let head: HTTPClient.Response
+    public let head: HTTPClient.Response<Data>
     /// Where the body is: the destination asked for, or a new file in the temporary directory
     /// that is the caller's to move or delete.
     public let fileURL: URL
-
-    /// A downloaded file: the response's head and where the body was written.
-    public init(head: HTTPClient.Response, fileURL: URL) {
-        self.head = head
-        self.fileURL = fileURL
-    }
 }

@@ -29,7 +29,7 @@ extension HTTPClient {
     ///     new temporary file, the caller's to move or delete.
     ///   - progress: Called as the body is written: bytes so far, and the total when known.
     public func download(
-        _ request: Request, to destination: URL? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil
+        _ request: Request<Data>, to destination: URL? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(HTTPClientError) -> DownloadedFile {
         try await runDownload(request, to: destination, progress: progress).get()
     }
@@ -47,33 +47,14 @@ extension HTTPClient {
     // Disfavoured: in async code a trailing closure is a progress handler of the async form.
     @_disfavoredOverload @discardableResult
     public func download(
-        _ request: Request, to destination: URL? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        _ request: Request<Data>, to destination: URL? = nil, progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<DownloadedFile, HTTPClientError>) -> Void
     ) -> any URLSessionDataTaskProtocol {
         PipelineTask(Task { completion(await runDownload(request, to: destination, progress: progress)) })
     }
 
-    /// Sends the file at `fileURL` as the body of `request` and calls `completion` once with
-    /// the response or the error (see ``upload(_:fromFile:progress:)``: the file is checked the
-    /// same way).
-    ///
-    /// - Parameters:
-    ///   - request: The request (method, URL, headers); its own body is not sent.
-    ///   - fileURL: The regular file whose contents are the body.
-    ///   - progress: Called as the body is sent.
-    ///   - completion: Called once with the response or the error.
-    /// - Returns: The started task; cancel it to end the upload with ``HTTPClientError/cancelled``.
-    // Disfavoured: in async code a trailing closure is a progress handler of the async form.
-    @_disfavoredOverload @discardableResult
-    public func upload(
-        _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil,
-        completion: @escaping @Sendable (Result<Response, HTTPClientError>) -> Void
-    ) -> any URLSessionDataTaskProtocol {
-        PipelineTask(Task { completion(await runUpload(request, body: .file(fileURL), progress: progress)) })
-    }
-
     private func runDownload(
-        _ request: Request, to destination: URL?, progress: (@Sendable (TransferProgress) -> Void)?
+        _ request: Request<Data>, to destination: URL?, progress: (@Sendable (TransferProgress) -> Void)?
     ) async -> Result<DownloadedFile, HTTPClientError> {
         // Refused before anything is sent; checked again when the file is put in place.
         if let destination {
@@ -88,16 +69,23 @@ extension HTTPClient {
         }
     }
 
-    /// Sends `request` with `body` as its body (the request's own body is not sent), reporting
-    /// progress as it is sent: for a large `Data` body and a progress bar.
-    public func upload(
-        _ request: Request, from body: Data, progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws(HTTPClientError) -> Response {
-        try await runUpload(request, body: .data(body), progress: progress).get()
+    /// What an upload sends as its body: bytes in memory, or a file read as it is sent.
+    public enum UploadBody: Sendable {
+        /// These bytes: for a large `Data` body and a progress bar.
+        case data(Data)
+        /// The contents of this regular file (or a symbolic link to one), read from disk as they
+        /// are sent.
+        case file(URL)
     }
 
-    /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is sent
-    /// (the request's own body is not sent).
+    /// Sends `request` with `body` as its body (the request's own body is not sent), reporting
+    /// progress as it is sent, and returns the response, its value decoded as the request asks.
+    ///
+    /// ```swift
+    /// let response = try await client.upload(.put("exports/2026.csv"), from: .file(csv)) { progress in
+    ///     print(progress.fractionCompleted ?? 0)
+    /// }
+    /// ```
     ///
     /// Only a regular file (or a symbolic link to one) is sent: a directory, a FIFO, a device
     /// (`/dev/zero`, `/dev/stdin` on a terminal or a pipe), a socket or a missing file fails at
@@ -110,24 +98,38 @@ extension HTTPClient {
     /// Cancelling the task throws ``HTTPClientError/cancelled``.
     ///
     /// - Parameters:
-    ///   - request: The request (method, URL, headers); its own body is not sent.
-    ///   - fileURL: The regular file whose contents are the body.
-    ///   - progress: Called as the body is sent: bytes so far, and the file's size.
-    public func upload(
-        _ request: Request, fromFile fileURL: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws(HTTPClientError) -> Response {
-        try await runUpload(request, body: .file(fileURL), progress: progress).get()
+    ///   - request: The request (method, URL, headers, what the response decodes to); its own
+    ///     body is not sent.
+    ///   - body: The bytes, or the file whose contents are the body.
+    ///   - progress: Called as the body is sent: bytes so far, and the total.
+    public func upload<Value>(
+        _ request: Request<Value>, from body: UploadBody, progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws(HTTPClientError) -> Response<Value> {
+        try await runUpload(request, body: body, progress: progress).get()
     }
 
-    /// Where an upload's body comes from.
-    private enum UploadBody: Sendable {
-        case data(Data)
-        case file(URL)
+    /// Sends `request` with `body` as its body and calls `completion` once with the response or
+    /// the error (see ``upload(_:from:progress:)``: a file is checked the same way).
+    ///
+    /// - Parameters:
+    ///   - request: The request (method, URL, headers, what the response decodes to); its own
+    ///     body is not sent.
+    ///   - body: The bytes, or the file whose contents are the body.
+    ///   - progress: Called as the body is sent.
+    ///   - completion: Called once with the response or the error.
+    /// - Returns: The started task; cancel it to end the upload with ``HTTPClientError/cancelled``.
+    // Disfavoured: in async code a trailing closure is a progress handler of the async form.
+    @_disfavoredOverload @discardableResult
+    public func upload<Value>(
+        _ request: Request<Value>, from body: UploadBody, progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<Response<Value>, HTTPClientError>) -> Void
+    ) -> any URLSessionDataTaskProtocol {
+        PipelineTask(Task { completion(await runUpload(request, body: body, progress: progress)) })
     }
 
-    private func runUpload(
-        _ request: Request, body: UploadBody, progress: (@Sendable (TransferProgress) -> Void)?
-    ) async -> Result<Response, HTTPClientError> {
+    private func runUpload<Value>(
+        _ request: Request<Value>, body: UploadBody, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async -> Result<Response<Value>, HTTPClientError> {
         if case .file(let file) = body {
             do {
                 _ = try UploadSource(file)
@@ -135,6 +137,7 @@ extension HTTPClient {
                 return .failure(.file(error))
             }
         }
+        let decoder = self.decoder
         return await run(request) { urlRequest, validation, number in
             var upload = urlRequest
             upload.httpBody = nil
@@ -150,9 +153,9 @@ extension HTTPClient {
                     }
                 // A session that answered after its task was cancelled: cancelled is never success.
                 if Task.isCancelled { return .failure(.cancelled) }
-                return Self.result(data: data, response: response, error: nil, requestURL: upload.url, validation: validation)
+                return Self.result(data: data, response: response, error: nil, request: upload, validation: validation)
             }
-        }
+        }.flatMap { Self.decoded($0, request.decoding, decoder) }
     }
 
     private func downloadAttempt(
@@ -182,9 +185,8 @@ extension HTTPClient {
     private static func downloaded(
         _ file: URL, response: URLResponse, request: URLRequest, validation: Validation, to destination: URL?
     ) -> Result<DownloadedFile, HTTPClientError> {
-        let requestURL = request.url
-        var head: Response
-        switch Self.response(response, body: nil, requestURL: requestURL) {
+        var head: Response<Data>
+        switch Self.response(response, body: nil, request: request) {
         case .success(let typed):
             head = typed
         case .failure(let error):

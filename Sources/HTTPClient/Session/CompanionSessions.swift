@@ -4,13 +4,8 @@ import Foundation
 /// `download` and `upload`: for each session that needs one, a session with the same
 /// configuration whose delegate passes chunks, files and progress on as they come. (On Linux a
 /// task delegate gets no callbacks at all, and a session's delegate is fixed when it is made.)
-package final class CompanionSessions: Sendable {
+final class CompanionSessions: Sendable {
     static let shared = CompanionSessions()
-
-    /// What marks a streaming task for a URLProtocol (in `URLProtocol.task`): the stub
-    /// transport then hands the body over chunk by chunk, which a completion-handler task on
-    /// Linux would not survive (each `didLoad` there replaces the data before it).
-    package static let streamingTaskDescription = "HTTPClient.chunks(for:)"
 
     private struct Companion: Sendable {
         weak var owner: URLSession?
@@ -60,7 +55,7 @@ final class CompanionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownl
     func chunks(for request: URLRequest, on session: URLSession) async throws -> (ChunkStream, URLResponse) {
         let (stream, chunks) = ChunkStream.makeStream()
         let task = session.dataTask(with: request)
-        task.taskDescription = CompanionSessions.streamingTaskDescription
+        task.taskDescription = URLSessionTask.chunksTaskDescription
         // Letting the stream go ends the task.
         chunks.onTermination = { [weak task] in task?.cancel() }
         // A full window suspended the task from the delegate queue (see `didReceive data`):

@@ -26,7 +26,8 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
 
     /// One line for a progress display: `12.5 MiB of 100.0 MiB (12%) at 6.2 MiB/s` (no share
     /// when the size is unknown, no rate before any time has passed).
-    public func summary(after seconds: Double) -> String {
+    /// `package`: httpc prints it on its progress line.
+    package func summary(after seconds: Double) -> String {
         var text = Self.size(Double(bytes))
         if let expectedBytes, let fraction = fractionCompleted {
             text += " of \(Self.size(Double(expectedBytes))) (\(Int(fraction * 100))%)"

@@ -1,0 +1,129 @@
+import Foundation
+
+/// A file opened to be sent as a body: checked to be a regular file (or a link to one) when it
+/// is opened, its length taken once, then, once read, checked not to have changed size.
+///
+/// Opening never blocks (a FIFO is refused, not waited on) and reading never goes past the
+/// length taken: a file that grows is not sent beyond it, one that shrinks is not waited on.
+/// `package`: its tests open and read files with it directly, as the sessions do.
+package final class UploadSource {
+    /// The file.
+    package let url: URL
+    /// Its size when it was opened: what is declared and sent.
+    package let length: Int64
+    private let descriptor: Int32
+
+    /// Opens `url` for reading.
+    package init(_ url: URL) throws(TransferFileError) {
+        guard TransferFiles.namesAFile(url) else {
+            throw TransferFileError(.uploadSource, path: url.absoluteString, problem: .notAFileURL)
+        }
+        let path = url.path
+        func refuse(_ problem: TransferFileError.Problem) -> TransferFileError {
+            TransferFileError(.uploadSource, path: path, problem: problem)
+        }
+        // O_NONBLOCK: opening a FIFO would otherwise wait for a writer. It changes nothing for
+        // a regular file, the only kind read from here.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let failure = errno
+            let reason = FileKind.systemReason()
+            let target = FileKind(at: path, followingLinks: true)
+            switch target {
+            case .regular, .missing, .unusable: break
+            case let found: throw refuse(.notARegularFile(TransferFileError.Kind(notRegular: found)))
+            }
+            // A link whose target is there but cannot be opened (a loop of links, no permission)
+            // is unreadable, with the system's reason; only a link to nothing is called one.
+            if target == .missing, FileKind(at: path, followingLinks: false) == .symbolicLink {
+                throw refuse(.notARegularFile(.danglingSymlink))
+            }
+            throw refuse(failure == ENOENT ? .missing : .unreadable(reason: reason))
+        }
+        var opened = stat()
+        let kind = fstat(descriptor, &opened) == 0 ? FileKind(mode: opened.st_mode) : .other
+        guard kind == .regular else {
+            close(descriptor)
+            throw refuse(.notARegularFile(TransferFileError.Kind(notRegular: kind)))
+        }
+        self.url = url
+        self.descriptor = descriptor
+        self.length = Int64(opened.st_size)
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Reads exactly ``length`` bytes, in pieces of at most `pieceSize`, handing each to `sink`;
+    /// then checks the file still has ``length`` bytes. A file that shrank or grew fails with
+    /// ``TransferFileError/Problem/sizeChanged(declared:found:)``.
+    package func read(pieceSize: Int = 1 << 20, into sink: (Data) throws -> Void) throws {
+        var offset: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: max(1, pieceSize))
+        while offset < length {
+            let wanted = Int(min(Int64(buffer.count), length - offset))
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(offset)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: FileKind.systemReason()))
+            }
+            // The end came before the length taken: the file shrank.
+            if count == 0 { break }
+            try sink(Data(buffer[0..<count]))
+            offset += Int64(count)
+        }
+        // More to read than the size said: a file that grew, or one whose size lies (files of
+        // /proc say 0 and hold text). Sending the declared bytes would send a part as the whole.
+        var next: UInt8 = 0
+        if offset == length, pread(descriptor, &next, 1, off_t(offset)) > 0 {
+            var now = stat()
+            let found = fstat(descriptor, &now) == 0 ? max(Int64(now.st_size), length + 1) : length + 1
+            throw TransferFileError(.uploadSource, path: url.path, problem: .sizeChanged(declared: length, found: found))
+        }
+        try checkUnchanged()
+    }
+
+    /// Throws ``TransferFileError/Problem/sizeChanged(declared:found:)`` when the file no
+    /// longer has ``length`` bytes.
+    package func checkUnchanged() throws(TransferFileError) {
+        var now = stat()
+        guard fstat(descriptor, &now) == 0 else {
+            throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: FileKind.systemReason()))
+        }
+        guard Int64(now.st_size) == length else {
+            throw TransferFileError(.uploadSource, path: url.path, problem: .sizeChanged(declared: length, found: Int64(now.st_size)))
+        }
+    }
+
+    /// The whole file, ``length`` bytes, checked unchanged.
+    package func readAll() throws -> Data {
+        var body = Data(capacity: Int(clamping: length))
+        try read { body.append($0) }
+        return body
+    }
+
+    /// Copies the ``length`` bytes to a new file in the temporary directory that nothing else
+    /// writes to (the caller's to delete), checked unchanged: what a session that reads a file
+    /// by itself is given, so that it cannot send more, or wait for more, than was declared.
+    package func snapshot() throws -> URL {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-upload-\(UUID().uuidString).tmp")
+        guard FileManager.default.createFile(atPath: copy.path, contents: nil), let handle = FileHandle(forWritingAtPath: copy.path)
+        else {
+            throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: "no copy could be made in \(copy.path)"))
+        }
+        do {
+            defer { try? handle.close() }
+            try read { try handle.write(contentsOf: $0) }
+        } catch let error as TransferFileError {
+            unlink(copy.path)
+            throw error
+        } catch {
+            // A full temporary directory: nothing was sent, and the error says where it failed.
+            unlink(copy.path)
+            let reason = "no copy could be written to \(copy.path): \(error.localizedDescription)"
+            throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: reason))
+        }
+        return copy
+    }
+}
