@@ -86,4 +86,3 @@ package enum FixtureNaming {
         return String(decoding: name.utf8.map { $0 == slash || $0 == colon ? UInt8(ascii: "-") : $0 }, as: UTF8.self)
     }
 }
-
