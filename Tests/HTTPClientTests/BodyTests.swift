@@ -81,7 +81,7 @@ struct BodyTests {
     }
 
     @Test func defaultBoundariesAreUnique() {
-        #expect(MultipartForm().boundary != MultipartForm().boundary)
+        #expect(MultipartForm().contentType != MultipartForm().contentType)
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import Testing
+
+@testable import HTTPClient
 
 /// A registered secret and the standard name rules, tried in every place and encoding a value
 /// can travel in. Each case is what an attacker (or a careless echo server) would try.

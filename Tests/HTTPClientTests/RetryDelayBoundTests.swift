@@ -1,7 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import Testing
+
+@testable import HTTPClient
 
 /// Every delay a policy, a server or an interceptor asks for is bounded before anyone waits:
 /// none of these may trap the nanosecond conversion or wait longer than the policy allows.

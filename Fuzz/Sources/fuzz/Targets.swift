@@ -1,5 +1,5 @@
 import Foundation
-import HTTPClient
+@_spi(Engine) import HTTPClient
 @_spi(Engine) import HTTPClientStubs
 
 /// What is fuzzed. Each target must never crash, hang or grow without bound on any input,

@@ -40,7 +40,7 @@ extension ServerSuites {
         @Test func httpClientStreamsServerSentEventsToTheEnd() async throws {
             try await withServer { _, client in
                 let feed = try await client.stream(.get("events/5"))
-                #expect(feed.statusCode == 200)
+                #expect(feed.head.statusCode == 200)
                 var events: [ServerSentEvent] = []
                 for try await event in feed.serverSentEvents() { events.append(event) }
                 #expect(events == Self.serverEvents(5))

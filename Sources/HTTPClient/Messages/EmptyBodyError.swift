@@ -4,7 +4,7 @@ import Foundation
 /// a value was expected and the body was empty.
 public struct EmptyBodyError: Error, CustomStringConvertible {
     /// The error.
-    public init() {}
+    init() {}
     /// Says that the body is empty.
     public var description: String { "the response body is empty" }
 }

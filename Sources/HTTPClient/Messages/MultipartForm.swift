@@ -30,7 +30,8 @@ public struct MultipartForm: Sendable, Hashable {
     }
 
     /// The delimiter between parts; random by default so it cannot occur in the data by chance.
-    public var boundary: String
+    /// Set once by ``init(boundary:)``; ``contentType`` names it.
+    let boundary: String
     /// The parts, in the order they are sent.
     var parts: [Part] = []
 

@@ -127,7 +127,7 @@ public struct Redaction: Sendable {
     }
 
     /// Whether values named `name` (a header, parameter, field or member name) are hidden.
-    public func hides(name: String) -> Bool {
+    func hides(name: String) -> Bool {
         guard !nameRules.isEmpty else { return false }
         let normalized = Self.normalizedBytes(name)
         return nameRules.contains { $0.matches(normalized) }
@@ -138,6 +138,8 @@ public struct Redaction: Sendable {
     /// The URL with hidden query and fragment parameters' values replaced (names kept), the
     /// password of its user info hidden (`https://user:REDACTED@host`; a user info without a
     /// password is hidden whole), and secrets removed from every part, path included.
+    ///
+    /// - Parameter url: The URL as text (`url.absoluteString` for a `URL`).
     public func redacted(url: String) -> String {
         guard !nameRules.isEmpty else { return finishing(url) }
         // The password is hidden wherever else the URL repeats it (`?token=` the same value): the
@@ -152,13 +154,15 @@ public struct Redaction: Sendable {
     }
 
     /// The URL, redacted; `nil` stays `nil`.
-    public func redacted(url: URL?) -> URL? {
+    func redacted(url: URL?) -> URL? {
         guard let url else { return nil }
         return URL(string: redacted(url: url.absoluteString)) ?? url
     }
 
     /// The value to write for header `name`.
-    public func redacted(header name: String, value: String) -> String {
+    /// `package`: matchers and cassettes (HTTPClientStubs) redact one header at a time; users
+    /// redact headers with `redacted(_:)`.
+    package func redacted(header name: String, value: String) -> String {
         hides(name: name) ? Self.placeholder : finishing(value)
     }
 
@@ -225,7 +229,9 @@ public struct Redaction: Sendable {
     ///
     /// Servers echo credentials (a debug endpoint returning the request headers, a token in a
     /// redirect URL): pass these to ``hiding(_:)`` so a copy elsewhere is hidden too.
-    public func hiddenValues(url: String?, headers: HTTPHeaders, body: Data?, contentType: String?) -> [String] {
+    /// `package`: cassettes, unmatched reports (HTTPClientStubs) and `httpc` hide echoes of
+    /// what they saw; users pass the values they know to `hiding(_:)`.
+    package func hiddenValues(url: String?, headers: HTTPHeaders, body: Data?, contentType: String?) -> [String] {
         guard let body else { return hiddenValues(url: url, headers: headers, bodyBytes: nil, contentType: contentType) }
         return SecretScanner.withBuffer(body) { hiddenValues(url: url, headers: headers, bodyBytes: $0, contentType: contentType) }
     }

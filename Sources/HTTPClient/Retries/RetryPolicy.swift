@@ -14,7 +14,7 @@ public struct RetryPolicy: Sendable {
     /// What each retry's delay is multiplied by after the first (2 doubles it).
     public var multiplier: Double
     /// No delay, from backoff, `Retry-After` or an interceptor, is longer than this (nor than
-    /// ``longestDelay``, whatever is set here).
+    /// one day, whatever is set here).
     public var maximumDelay: TimeInterval
     /// Randomisation of each backoff delay: 0.2 picks a delay in 80...100 % of the computed one,
     /// so clients that failed together do not retry together.
@@ -91,7 +91,7 @@ public struct RetryPolicy: Sendable {
 
     /// The longest any delay can be, whatever a policy, a server or an interceptor asks for:
     /// one day. Finite, so every delay converts to nanoseconds without overflow.
-    public static let longestDelay: TimeInterval = 86_400
+    static let longestDelay: TimeInterval = 86_400
 
     /// `seconds` as a delay this policy would wait: NaN and negatives become 0, and nothing
     /// exceeds ``maximumDelay`` (itself at most ``longestDelay``). Every delay the client waits,
@@ -107,8 +107,8 @@ public struct RetryPolicy: Sendable {
 
     /// Parses `Retry-After` (RFC 9110 §10.2.3): whole seconds, or an HTTP-date. Anything else,
     /// including negative numbers and dates that do not parse, gives `nil` (ignored).
-    /// `package`: its tests read every form of the header through it.
-    package static func retryAfter(_ value: String?, now: Date) -> TimeInterval? {
+    /// Its tests (`@testable`) read every form of the header through it.
+    static func retryAfter(_ value: String?, now: Date) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if value.allSatisfy(\.isASCIIDigitCharacter) {
             return value.count <= 9 ? TimeInterval(value) : nil

@@ -9,13 +9,10 @@ public protocol RetryScheduler: Sendable {
     func now() -> Date
 }
 
-/// Waits for real with `Task.sleep`.
+/// Waits for real with `Task.sleep`. Users spell it `.live` (`RetryScheduler.live`).
 public struct LiveRetryScheduler: RetryScheduler {
-    /// A scheduler that sleeps for each delay.
-    public init() {}
-
-    /// Waits `seconds`, bounded as every delay is (``RetryPolicy/longestDelay``): NaN, negative,
-    /// infinite and huge values never trap the conversion to nanoseconds.
+    /// Waits `seconds`, bounded as every delay is (at most one day): NaN, negative, infinite and
+    /// huge values never trap the conversion to nanoseconds.
     public func sleep(seconds: TimeInterval) async throws {
         let seconds = RetryPolicy.safeDelay(seconds)
         guard seconds > 0 else { return try Task.checkCancellation() }

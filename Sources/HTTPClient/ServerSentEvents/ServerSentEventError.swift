@@ -1,5 +1,5 @@
 /// Why a `text/event-stream` body could not be read: it broke a limit of
-/// ``ServerSentEventParser`` (a line, or one event's data, larger than its `maximumEventSize`).
+/// ``ServerSentEventStream`` (a line, or one event's data, larger than its `maximumEventSize`).
 public struct ServerSentEventError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Which limit the stream broke.
     public enum Kind: Sendable, Hashable {
@@ -17,9 +17,9 @@ public struct ServerSentEventError: Error, Sendable, Hashable, CustomStringConve
     public var description: String {
         switch kind {
         case .lineTooLong:
-            "A line of the event stream is longer than \(limit) bytes; raise ServerSentEventParser's maximumEventSize if that is expected."
+            "A line of the event stream is longer than \(limit) bytes; raise the maximumEventSize given to serverSentEvents(maximumEventSize:) if that is expected."
         case .eventTooLarge:
-            "An event of the event stream has more than \(limit) bytes of data; raise ServerSentEventParser's maximumEventSize if that is expected."
+            "An event of the event stream has more than \(limit) bytes of data; raise the maximumEventSize given to serverSentEvents(maximumEventSize:) if that is expected."
         }
     }
 }

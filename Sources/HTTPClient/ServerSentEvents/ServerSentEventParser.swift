@@ -1,19 +1,11 @@
 import Foundation
 
 /// Turns the bytes of a `text/event-stream` body into ``ServerSentEvent``s, however the body is
-/// split into chunks: a line (or a UTF-8 character, or a CR LF pair) may end in one chunk and
-/// go on in the next.
+/// split into chunks: what ``ServerSentEventStream`` runs (its documentation states the rules).
 ///
-/// Follows the WHATWG HTML standard's parsing rules (§9.2.6): a leading byte order mark is
-/// skipped; lines end with CR LF, LF or CR; lines starting with `:` are comments; `event`,
-/// `data`, `id` and `retry` fields are read, others ignored; a blank line dispatches the event,
-/// unless it has no data; an `id` containing NUL is ignored, and so is a `retry` that is not
-/// all ASCII digits. At the end of the stream an event without its blank line is discarded.
-///
-/// The stream is hostile until checked: a line or an event's data longer than
-/// `maximumEventSize` stops the parse with ``ServerSentEventError`` instead of growing memory
-/// without bound, and a `retry` too large for `Int` is ignored.
-public struct ServerSentEventParser: Sendable {
+/// `@_spi(Engine)`: users parse with `serverSentEvents()` on any sequence of chunks; the fuzz
+/// target feeds the parser bytes directly.
+@_spi(Engine) public struct ServerSentEventParser: Sendable {
     /// The longest line, and the most data one event collects, in bytes.
     public let maximumEventSize: Int
 

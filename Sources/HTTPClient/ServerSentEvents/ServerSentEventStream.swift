@@ -1,7 +1,19 @@
 import Foundation
 
-/// The events of a `text/event-stream` body, parsed from its chunks as they arrive (see
-/// ``ServerSentEventParser`` for the rules and limits).
+/// The events of a `text/event-stream` body, parsed from its chunks as they arrive, however the
+/// body is split: a line (or a UTF-8 character, or a CR LF pair) may end in one chunk and go on
+/// in the next.
+///
+/// Follows the WHATWG HTML standard's parsing rules (§9.2.6): a leading byte order mark is
+/// skipped; lines end with CR LF, LF or CR; lines starting with `:` are comments; `event`,
+/// `data`, `id` and `retry` fields are read, others ignored; a blank line dispatches the event,
+/// unless it has no data; an `id` containing NUL is ignored, and so is a `retry` that is not
+/// all ASCII digits. At the end of the stream an event without its blank line is discarded.
+///
+/// The stream is hostile until checked: a line or an event's data longer than the
+/// `maximumEventSize` given to `serverSentEvents(maximumEventSize:)`
+/// throws ``ServerSentEventError`` instead of growing memory without bound, and a `retry` too
+/// large for `Int` is ignored.
 ///
 /// ```swift
 /// let (chunks, _) = try await session.chunks(for: request)

@@ -46,8 +46,8 @@ public struct ChunkStream: AsyncSequence, Sendable {
     }
 
     /// The bytes held for the reader now: what tests and measurements of the window read.
-    /// `package`: the tests of the stubs' streams check the window is honoured.
-    package var bufferedByteCount: Int { reader.buffer.bufferedByteCount }
+    /// The tests of the streams (`@testable`) check the window is honoured.
+    var bufferedByteCount: Int { reader.buffer.bufferedByteCount }
 
     /// Reads the next chunk.
     public struct Iterator: AsyncIteratorProtocol {

@@ -15,11 +15,6 @@ public struct StreamedResponse: Sendable {
     /// The body, chunk by chunk as the session delivers it.
     public let chunks: BodyChunks
 
-    /// The HTTP status code.
-    public var statusCode: Int { head.statusCode }
-    /// The response headers.
-    public var headers: HTTPHeaders { head.headers }
-
     /// The body read as a `text/event-stream`.
     ///
     /// - Parameter maximumEventSize: The longest line and the most data one event may

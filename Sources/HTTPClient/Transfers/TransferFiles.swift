@@ -2,13 +2,13 @@ import Foundation
 
 /// The checks every download destination and upload source passes, in one place: the client
 /// runs them before anything is sent, the sessions' upload methods again as they read.
-/// `package`: the tests of download destinations call its checks directly.
-package enum TransferFiles {
+/// The tests of download destinations (`@testable`) call its checks directly.
+enum TransferFiles {
     /// The file a download to `destination` replaces: `destination` itself (new or a regular
     /// file), or the target of a symbolic link to a regular file (the link stays a link).
     /// Anything else is refused: a directory, a FIFO, a device, a socket, a link to nothing or to
     /// one of those, a folder that does not exist.
-    package static func replaceableFile(at destination: URL) throws(TransferFileError) -> URL {
+    static func replaceableFile(at destination: URL) throws(TransferFileError) -> URL {
         guard TransferFiles.namesAFile(destination) else {
             throw TransferFileError(.downloadDestination, path: destination.absoluteString, problem: .notAFileURL)
         }

@@ -5,16 +5,16 @@ import Foundation
 ///
 /// Opening never blocks (a FIFO is refused, not waited on) and reading never goes past the
 /// length taken: a file that grows is not sent beyond it, one that shrinks is not waited on.
-/// `package`: its tests open and read files with it directly, as the sessions do.
-package final class UploadSource {
+/// Its tests (`@testable`) open and read files with it directly, as the sessions do.
+final class UploadSource {
     /// The file.
-    package let url: URL
+    let url: URL
     /// Its size when it was opened: what is declared and sent.
-    package let length: Int64
+    let length: Int64
     private let descriptor: Int32
 
     /// Opens `url` for reading.
-    package init(_ url: URL) throws(TransferFileError) {
+    init(_ url: URL) throws(TransferFileError) {
         guard TransferFiles.namesAFile(url) else {
             throw TransferFileError(.uploadSource, path: url.absoluteString, problem: .notAFileURL)
         }
@@ -58,7 +58,7 @@ package final class UploadSource {
     /// Reads exactly ``length`` bytes, in pieces of at most `pieceSize`, handing each to `sink`;
     /// then checks the file still has ``length`` bytes. A file that shrank or grew fails with
     /// ``TransferFileError/Problem/sizeChanged(declared:found:)``.
-    package func read(pieceSize: Int = 1 << 20, into sink: (Data) throws -> Void) throws {
+    func read(pieceSize: Int = 1 << 20, into sink: (Data) throws -> Void) throws {
         var offset: Int64 = 0
         var buffer = [UInt8](repeating: 0, count: max(1, pieceSize))
         while offset < length {
@@ -86,7 +86,7 @@ package final class UploadSource {
 
     /// Throws ``TransferFileError/Problem/sizeChanged(declared:found:)`` when the file no
     /// longer has ``length`` bytes.
-    package func checkUnchanged() throws(TransferFileError) {
+    func checkUnchanged() throws(TransferFileError) {
         var now = stat()
         guard fstat(descriptor, &now) == 0 else {
             throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: FileKind.systemReason()))
@@ -97,7 +97,7 @@ package final class UploadSource {
     }
 
     /// The whole file, ``length`` bytes, checked unchanged.
-    package func readAll() throws -> Data {
+    func readAll() throws -> Data {
         var body = Data(capacity: Int(clamping: length))
         try read { body.append($0) }
         return body
@@ -106,7 +106,7 @@ package final class UploadSource {
     /// Copies the ``length`` bytes to a new file in the temporary directory that nothing else
     /// writes to (the caller's to delete), checked unchanged: what a session that reads a file
     /// by itself is given, so that it cannot send more, or wait for more, than was declared.
-    package func snapshot() throws -> URL {
+    func snapshot() throws -> URL {
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-upload-\(UUID().uuidString).tmp")
         guard FileManager.default.createFile(atPath: copy.path, contents: nil), let handle = FileHandle(forWritingAtPath: copy.path)
         else {

@@ -1,7 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import Testing
+
+@testable import HTTPClient
 
 @Suite("Streamed stub bodies, chunk by chunk")
 struct StreamedResponseTests {

@@ -1,6 +1,7 @@
 import Foundation
-import HTTPClient
 import Testing
+
+@testable import HTTPClient
 
 /// `ChunkStream` as a state machine, driven by random producers and readers: whatever the
 /// window, chunk sizes and interleaving, every byte arrives once and in order, a producer that

@@ -1,6 +1,7 @@
 import Foundation
-import HTTPClient
 import Testing
+
+@testable import HTTPClient
 
 @Suite("Chunk streams: a bounded window and an unambiguous end")
 struct ChunkStreamTests {

@@ -1,7 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import Testing
+
+@testable import HTTPClient
 
 /// A folder of its own for one test, removed with everything in it when the test is done.
 final class ScratchFolder {

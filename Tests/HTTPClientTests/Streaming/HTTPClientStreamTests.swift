@@ -13,8 +13,8 @@ struct HTTPClientStreamTests {
 
         let feed = try await client.stream(.get("https://api.example.com/feed"))
 
-        #expect(feed.statusCode == 200)
-        #expect(feed.headers["X-Feed"] == "live")
+        #expect(feed.head.statusCode == 200)
+        #expect(feed.head.headers["X-Feed"] == "live")
         #expect(feed.head.url?.absoluteString == "https://api.example.com/feed")
         var chunks: [String] = []
         for try await chunk in feed.chunks { chunks.append(String(decoding: chunk, as: UTF8.self)) }

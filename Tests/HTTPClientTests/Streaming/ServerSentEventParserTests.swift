@@ -1,5 +1,5 @@
 import Foundation
-import HTTPClient
+@_spi(Engine) import HTTPClient
 import Testing
 
 @Suite("Parsing server-sent events")
@@ -135,5 +135,17 @@ struct ServerSentEventParserTests {
         #expect(error?.description.contains("30 bytes") == true)
         // The limit counts one event: many small events never reach it.
         #expect(try events(String(repeating: "data: 0123456789\n\n", count: 100), limit: 30).count == 100)
+    }
+
+    @Test func aBrokenLimitNamesTheArgumentThatRaisesIt() {
+        // The parser is not public: the message names the spelling users pass the limit with.
+        let tooLong = #expect(throws: ServerSentEventError.self) {
+            try events("data: " + String(repeating: "x", count: 20), limit: 16)
+        }
+        let tooLarge = #expect(throws: ServerSentEventError.self) {
+            try events(String(repeating: "data: 0123456789\n", count: 3), limit: 30)
+        }
+        #expect(tooLong?.description.contains("serverSentEvents(maximumEventSize:)") == true)
+        #expect(tooLarge?.description.contains("serverSentEvents(maximumEventSize:)") == true)
     }
 }

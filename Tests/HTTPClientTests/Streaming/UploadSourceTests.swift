@@ -1,7 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import Testing
+
+@testable import HTTPClient
 
 @Suite("Upload sources are regular files of a fixed length")
 struct UploadSourceTests {
