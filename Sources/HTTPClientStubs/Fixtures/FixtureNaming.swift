@@ -2,8 +2,8 @@ import Foundation
 import HTTPClient
 
 /// The VOKMockData file-name convention: which names a request may be stored under, most
-/// specific first (see README, "Fixture folders"). Users see it through
-/// ``FixtureFolder/fileNames(for:)``.
+/// specific first (see README, "Fixture folders"). Users see the names a miss tried in
+/// ``FixtureError/noFixture(folder:triedFileNames:)``.
 package enum FixtureNaming {
     /// Candidate names without extension, in lookup order.
     ///
@@ -86,4 +86,3 @@ package enum FixtureNaming {
         return String(decoding: name.utf8.map { $0 == slash || $0 == colon ? UInt8(ascii: "-") : $0 }, as: UTF8.self)
     }
 }
-

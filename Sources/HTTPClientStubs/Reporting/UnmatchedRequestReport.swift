@@ -23,7 +23,7 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
     /// The request no stub answered.
     public let request: RecordedRequest
     /// The registry that saw it.
-    public let registryName: String
+    package let registryName: String
     /// Every registered stub, closest first (the report's ``description`` lists them).
     package let candidates: [Candidate]
     /// Paste-ready Swift that stubs this request.
