@@ -52,7 +52,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     package let location: CallSite
     /// What reports hide: the request's credentials, in its URL, headers and body, and the
     /// values the rules hide wherever else they appear in the report.
-    public let redaction: Redaction
+    package let redaction: Redaction
     let reporting: FailureReporting
     let createdInSwiftTesting: Bool
     private let state = Locked(State())
