@@ -25,10 +25,10 @@ import Testing
 /// `verify` call when there is one, otherwise at the test.
 public struct StubsTrait: TestTrait, TestScoping {
     /// Whether the test fails when a stub it registered was never requested.
-    public var requiresAllStubsUsed: Bool
+    package var requiresAllStubsUsed: Bool
 
-    /// Prefer `.stubs` and `.stubs(requiringAllStubsUsed:)` in `@Test(...)`.
-    public init(requiresAllStubsUsed: Bool = true) {
+    /// Users write `.stubs` or `.stubs(requiringAllStubsUsed:)` in `@Test(...)`.
+    package init(requiresAllStubsUsed: Bool = true) {
         self.requiresAllStubsUsed = requiresAllStubsUsed
     }
 

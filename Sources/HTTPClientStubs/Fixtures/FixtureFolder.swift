@@ -9,9 +9,9 @@ import HTTPClient
 /// folder is never listed, so 10,000 fixtures cost the same as 10.
 public struct FixtureFolder: Sendable, CustomStringConvertible {
     /// The folder.
-    public let directory: URL
+    let directory: URL
     /// Whether wildcard names (`?*`, `|*`) are tried, after every exact name.
-    public let wildcards: Bool
+    let wildcards: Bool
 
     /// A folder on disk.
     ///
@@ -34,8 +34,9 @@ public struct FixtureFolder: Sendable, CustomStringConvertible {
 
     public var description: String { "fixture folder \(directory.path)" }
 
-    /// The file names (with extension) tried for `request`, in order.
-    public func fileNames(for request: RecordedRequest) -> [String] {
+    /// The file names (with extension) tried for `request`, in order. For the fuzzers and
+    /// benchmarks; a miss reports the same names in its ``FixtureError``.
+    @_spi(Engine) public func fileNames(for request: RecordedRequest) -> [String] {
         let names = FixtureNaming.candidates(for: request, wildcards: wildcards)
         return names.map { $0 + ".http" } + names.map { $0 + ".json" }
     }

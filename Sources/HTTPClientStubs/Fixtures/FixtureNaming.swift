@@ -2,8 +2,8 @@ import Foundation
 import HTTPClient
 
 /// The VOKMockData file-name convention: which names a request may be stored under, most
-/// specific first (see README, "Fixture folders"). Users see it through
-/// ``FixtureFolder/fileNames(for:)``.
+/// specific first (see README, "Fixture folders"). Users see the names a miss tried in
+/// ``FixtureError/noFixture(folder:triedFileNames:)``.
 package enum FixtureNaming {
     /// Candidate names without extension, in lookup order.
     ///

@@ -18,21 +18,22 @@ import HTTPClient
 /// names the file and the line.
 public struct HTTPResponseFile: Sendable, Hashable {
     /// The status code of the status line.
-    public var statusCode: Int
+    @_spi(Engine) public var statusCode: Int
     /// The header fields, in file order, repeated ones kept.
-    public var headers: HTTPHeaders
+    @_spi(Engine) public var headers: HTTPHeaders
     /// The bytes after the first blank line, exactly as in the file.
-    public var body: Data
+    @_spi(Engine) public var body: Data
 
     /// A response file with these parts, to write one.
-    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+    package init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
         self.statusCode = statusCode
         self.headers = headers
         self.body = body
     }
 
-    /// Parses `data`; `file` names the source in errors.
-    public init(parsing data: Data, file: String) throws(FixtureError) {
+    /// Parses `data`; `file` names the source in errors. For the fuzzers and benchmarks;
+    /// users load a file with ``init(contentsOf:)``.
+    @_spi(Engine) public init(parsing data: Data, file: String) throws(FixtureError) {
         var offset = data.startIndex
         var lineNumber = 1
         while true {

@@ -123,16 +123,16 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// each request as it arrived, before any stub was chosen: there it is `nil`.
     public internal(set) var answerSource: AnswerSource?
     /// Arrival order in the registry that recorded it (0 for the first request).
-    public internal(set) var sequenceNumber = 0
+    package internal(set) var sequenceNumber = 0
 
     /// Why the body stream could not be read whole, when it could not: the request must fail
     /// with this error rather than be answered as if its body were what was read.
-    public var bodyStreamError: BodyStreamError? { capture.bodyStreamError }
+    package var bodyStreamError: BodyStreamError? { capture.bodyStreamError }
 
     /// Whether the body was sent but never shown to the stubs: an upload task's body through
     /// the URLProtocol transport stays inside `URLSession`. Body conditions then fail and say
     /// so, rather than match an empty ``body``.
-    public var isBodyHidden: Bool { capture.isBodyHidden }
+    package var isBodyHidden: Bool { capture.isBodyHidden }
 
     /// Captures `request`. A request without a URL is recorded as `about:blank`.
     public init(_ request: URLRequest) {

@@ -186,7 +186,7 @@ extension RequestMatcher {
     }
 
     /// A condition on the body, which fails with the reason when the transport never saw the
-    /// body (see ``RecordedRequest/isBodyHidden``).
+    /// body (see `isBodyHidden`).
     private static func bodyCondition<Value>(
         _ description: String, read: @escaping @Sendable (RecordedRequest) -> Value,
         accepts: @escaping @Sendable (Value) -> Bool, reason: @escaping @Sendable (Value) -> String

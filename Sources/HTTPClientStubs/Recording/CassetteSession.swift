@@ -23,7 +23,7 @@ import HTTPClient
 /// answers are tried in").
 public final class CassetteSession: URLSessionProtocol, Sendable {
     /// The cassette file.
-    public let file: URL
+    package let file: URL
     /// When requests go to the network and are recorded.
     public let mode: RecordMode
     /// The engine that replays: verify and inspect it as any registry.

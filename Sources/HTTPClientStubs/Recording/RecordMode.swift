@@ -30,7 +30,7 @@ public enum RecordMode: String, Sendable, CaseIterable {
     }
 
     /// Parses `none`, `once`, `new_episodes` (or `newEpisodes`), `all`.
-    public init?(name: String) {
+    package init?(name: String) {
         let normalized = name.lowercased().replacingOccurrences(of: "-", with: "_")
         if normalized == "newepisodes" {
             self = .newEpisodes

@@ -168,7 +168,7 @@ public final class Stub: Sendable, CustomStringConvertible {
     package var followsRedirects: Bool { state.withLock { $0.followsRedirects } }
 
     /// What the stub matches.
-    public var matcher: RequestMatcher { state.withLock { $0.matcher } }
+    package var matcher: RequestMatcher { state.withLock { $0.matcher } }
 
     /// Every request this stub answered, in order, with path parameters and body.
     public var calls: [RecordedRequest] { state.withLock { $0.calls } }
@@ -178,7 +178,7 @@ public final class Stub: Sendable, CustomStringConvertible {
 
     /// Whether the stub no longer matches (its `times` limit is reached, or its sequence ran
     /// out with ``Exhaustion/stopMatching``).
-    public var isExhausted: Bool { state.withLock { Self.isExhausted($0) } }
+    package var isExhausted: Bool { state.withLock { Self.isExhausted($0) } }
 
     /// Whether ``allowingUnused()`` was not called.
     package var expectsUse: Bool { state.withLock { $0.expectsUse } }

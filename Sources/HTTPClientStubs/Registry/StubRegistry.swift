@@ -52,7 +52,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     package let location: CallSite
     /// What reports hide: the request's credentials, in its URL, headers and body, and the
     /// values the rules hide wherever else they appear in the report.
-    public let redaction: Redaction
+    package let redaction: Redaction
     let reporting: FailureReporting
     let createdInSwiftTesting: Bool
     private let state = Locked(State())
@@ -211,7 +211,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     // MARK: Inspecting
 
     /// The requests still waiting on a ``HeldResponse``.
-    public var heldRequests: [(hold: HeldResponse, request: RecordedRequest)] {
+    package var heldRequests: [(hold: HeldResponse, request: RecordedRequest)] {
         state.withLock { $0.holds }.flatMap { hold in hold.heldRequests.map { (hold, $0) } }
     }
 
@@ -226,7 +226,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
     public var unmatchedRequests: [UnmatchedRequestReport] { state.withLock { $0.unmatched } }
 
     /// Stubs that were never used and did not opt out with ``Stub/allowingUnused()``.
-    public var unusedStubs: [Stub] { stubs.filter { $0.expectsUse && $0.callCount == 0 } }
+    package var unusedStubs: [Stub] { stubs.filter { $0.expectsUse && $0.callCount == 0 } }
 
     // MARK: Resolving
 

@@ -4,7 +4,7 @@ import HTTPClient
 /// Why a request matched no stub: the request, the registered stubs closest first with the
 /// reason each one failed, and a Swift snippet that would stub the request.
 ///
-/// The text hides what the registry's ``StubRegistry/redaction`` hides, wherever it appears
+/// The text hides what the registry's redaction (its initialiser's `redaction:`) hides, wherever it appears
 /// (the request, the reasons, the snippet, which keeps parameter names with placeholder
 /// values), and shows at most 2 KB of the body, with its full size.
 public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
@@ -23,7 +23,7 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
     /// The request no stub answered.
     public let request: RecordedRequest
     /// The registry that saw it.
-    public let registryName: String
+    package let registryName: String
     /// Every registered stub, closest first (the report's ``description`` lists them).
     package let candidates: [Candidate]
     /// Paste-ready Swift that stubs this request.

@@ -33,8 +33,8 @@ public final class HeldResponse: Sendable, CustomStringConvertible {
 
     private let state = Locked<(gate: Gate, waiting: [Waiting], nextID: Int)>((.closed, [], 0))
     private let holding = Milestones()
-    /// A name for reports.
-    public let name: String
+    /// A name for reports (the ``description``).
+    package let name: String
 
     /// - Parameter name: How reports refer to it; by default `held response`.
     public init(_ name: String = "held response") {

@@ -12,7 +12,7 @@ public struct Throughput: Sendable, Hashable {
     }
 
     /// A speed in kilobits per second, as networks are usually rated.
-    public static func kilobitsPerSecond(_ value: Double) -> Throughput {
+    static func kilobitsPerSecond(_ value: Double) -> Throughput {
         Throughput(bytesPerSecond: value * 1000 / 8)
     }
 
