@@ -1,15 +1,6 @@
 import Foundation
 import HTTPClient
 
-/// A local file that `-o` or `-T` cannot use, found before anything is sent (exit status 2).
-struct LocalFileError: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-}
-
 /// httpc's own rules for its files, checked before the request is sent so that nothing is
 /// sent, and nothing touched, when a file cannot be used: `-T` sends a regular file only; `-o`
 /// writes a new file or replaces a regular file, and into a folder writes a new file named
