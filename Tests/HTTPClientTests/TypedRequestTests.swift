@@ -36,6 +36,39 @@ struct TypedRequestTests {
         #expect(user == User(id: 2, name: "Cy"))
     }
 
+    /// Retries follow the method as sent: `configure` turning a GET into a POST makes it a
+    /// request that must not be sent twice.
+    @Test func aGetThatConfigureTurnsIntoAPostIsNotRetried() async throws {
+        session.enqueue(.status(503), .status(503), .text("ok"))
+        var client = self.client
+        client.retryPolicy = RetryPolicy(maximumAttempts: 3)
+        client.scheduler = ImmediateScheduler()
+        var request = HTTPClient.Request<Data>.get("charge")
+        request.configure = { $0.httpMethod = "POST" }
+        let error = await #expect(throws: HTTPClientError.self) { try await client.send(request) }
+        #expect(error?.statusCode == 503)
+        #expect(session.requests.map(\.method.rawValue) == ["POST"])
+    }
+
+    /// A redirect can carry the request's token into the URL the answer came from: the
+    /// response's and the error's descriptions hide it there too, as they do in the body.
+    @Test func aTokenARedirectPutsInTheURLIsHiddenWhereverTheResponseIsPrinted() async throws {
+        let token = "s3cr3t-redirected-token"
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/start").respond(.status(302, headers: ["Location": "/gone/\(token)?next=\(token)"]))
+        stubs.stub(where: .path(.prefix("/gone/"))).respond(.text("missing", status: 404, headers: ["X-Echo": token]))
+        let client = HTTPClient(
+            session: MockURLSession(stubs: stubs), baseURL: url("https://api.example.com"), headers: ["Authorization": "Bearer \(token)"])
+        let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("start")) }
+        let response = try #require(error?.response)
+        #expect(response.url?.absoluteString.contains(token) == true)  // the redirect did carry it
+        var dumped = ""
+        dump(response, to: &dumped)
+        for printed in [error?.description ?? "", response.description, response.debugDescription, dumped] {
+            #expect(!printed.contains(token), "\(printed)")
+        }
+    }
+
     @Test func aRawRequestsValueIsTheBodyAsItCame() async throws {
         session.enqueue(.text("plain"))
         let response = try await client.send(.get("notes"))

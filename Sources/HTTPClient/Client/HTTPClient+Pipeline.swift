@@ -97,7 +97,9 @@ extension HTTPClient {
         // longest delay (the standard policy's without one).
         let limits = policy ?? .standard
         let validation = request.validation ?? self.validation
-        let isIdempotent = request.isIdempotent ?? request.method.isIdempotent
+        // The method as sent: a `configure` closure may have changed it (a GET made a POST must
+        // not be retried as a GET would be).
+        let isIdempotent = request.isIdempotent ?? HTTPMethod(rawValue: prepared.httpMethod ?? request.method.rawValue).isIdempotent
         var number = 1
         while true {
             var urlRequest = prepared

@@ -217,8 +217,10 @@ extension HTTPClient.Response {
         return redaction
     }
 
+    /// The response URL, hiding the credentials of the request sent too: a redirect can carry
+    /// the request's token into the URL the response came from.
     func redactedURL(_ redaction: Redaction) -> String {
-        url.map { redaction.redacted(url: $0.absoluteString) } ?? "the server"
+        url.map { hidingItsCredentials(redaction).redacted(url: $0.absoluteString) } ?? "the server"
     }
 }
 

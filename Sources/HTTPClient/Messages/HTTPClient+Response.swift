@@ -105,9 +105,10 @@ extension HTTPClient.Response: CustomStringConvertible, CustomDebugStringConvert
         "HTTP \(statusCode) from \(redactedURL(.standard))"
     }
 
-    /// The status, URL, headers and request sent, credentials hidden (``Redaction/standard``).
+    /// The status, URL, headers and request sent, credentials hidden (``Redaction/standard``,
+    /// and the request's own credentials wherever a header or the URL repeats them).
     public var debugDescription: String {
-        let redaction = Redaction.standard
+        let redaction = hidingItsCredentials(.standard)
         var lines = [description]
         if let request {
             lines.append("request: \(request.httpMethod ?? "GET") \(redaction.redacted(url: request.url)?.absoluteString ?? "")")
@@ -119,7 +120,7 @@ extension HTTPClient.Response: CustomStringConvertible, CustomDebugStringConvert
 
     /// What `dump` and test failure messages show: the request sent with its credentials hidden.
     public var customMirror: Mirror {
-        let redaction = Redaction.standard
+        let redaction = hidingItsCredentials(.standard)
         let request = self.request.map { sent -> String in
             let headers = redaction.redacted(HTTPHeaders(sent.allHTTPHeaderFields ?? [:]))
             let url = redaction.redacted(url: sent.url)?.absoluteString ?? ""
