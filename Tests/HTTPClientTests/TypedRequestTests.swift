@@ -50,6 +50,19 @@ struct TypedRequestTests {
         #expect(session.requests.map(\.method.rawValue) == ["POST"])
     }
 
+    @Test func aConfigureClosureThatRemovesTheURLFailsBeforeAnythingIsSent() async throws {
+        var request = HTTPClient.Request<Data>.get("me")
+        request.configure = { $0.url = nil }
+        let error = await #expect(throws: HTTPClientError.self) { try await client.send(request) }
+        guard case .invalidURL(let url, let reason)? = error else {
+            Issue.record("expected invalidURL, got \(String(describing: error))")
+            return
+        }
+        #expect(url == "https://api.example.com/me")
+        #expect(reason.contains("configure"))
+        #expect(session.requests.isEmpty)
+    }
+
     /// A redirect can carry the request's token into the URL the answer came from: the
     /// response's and the error's descriptions hide it there too, as they do in the body.
     @Test func aTokenARedirectPutsInTheURLIsHiddenWhereverTheResponseIsPrinted() async throws {

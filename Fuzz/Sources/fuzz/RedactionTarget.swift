@@ -56,6 +56,17 @@ extension Targets {
                 fail("the password \(password.debugDescription) survived in \(written.prefix(400).debugDescription)")
             }
         }
+        // Cookie headers keep names and attributes only: the first cookie's value never
+        // survives, whatever follows it (unless the rest repeats it, as an attribute may).
+        let cookieValue = String(secret.filter { $0 != ";" && $0 != "," && $0 != "=" && !$0.isWhitespace && $0 != "\0" })
+        if cookieValue.unicodeScalars.count >= 4, !Redaction.placeholder.contains(cookieValue), !line.contains(cookieValue) {
+            for header in ["Set-Cookie", "Cookie"] {
+                let shown = Redaction.standard.redacted([header: "c=\(cookieValue); " + line])[header] ?? ""
+                if shown.contains(cookieValue) {
+                    fail("the \(header) value \(cookieValue.debugDescription) survived in \(shown.prefix(400).debugDescription)")
+                }
+            }
+        }
         // And the standard rules on arbitrary text never crash (JSON, forms, URLs).
         _ = Redaction.standard.redacted(body: data, contentType: "application/json")
         _ = Redaction.standard.redacted(url: String(decoding: data, as: UTF8.self))

@@ -294,7 +294,13 @@ extension HTTPClient {
         for field in headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        request.configure?(&urlRequest)
+        if let configure = request.configure {
+            configure(&urlRequest)
+            guard let configured = urlRequest.url, configured.scheme != nil else {
+                throw .invalidURL(
+                    url.absoluteString, reason: "the request's configure closure left it without an absolute URL, so nothing was sent")
+            }
+        }
         return urlRequest
     }
 

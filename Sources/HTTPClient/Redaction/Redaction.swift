@@ -163,7 +163,13 @@ public struct Redaction: Sendable {
     /// `package`: matchers and cassettes (HTTPClientStubs) redact one header at a time; users
     /// redact headers with `redacted(_:)`.
     package func redacted(header name: String, value: String) -> String {
-        hides(name: name) ? Self.placeholder : finishing(value)
+        guard hides(name: name) else { return finishing(value) }
+        // Cookie names and attributes are kept, so a recorded cookie is set again on replay.
+        switch Self.normalized(name) {
+        case "cookie": return finishing(CookieRedaction.cookie(value))
+        case "setcookie": return finishing(CookieRedaction.setCookie(value))
+        default: return Self.placeholder
+        }
     }
 
     /// The headers with hidden values replaced.

@@ -171,4 +171,24 @@ struct CassetteExchangeTests {
         let (_, response) = try await session.data(for: slow)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
     }
+
+    /// A recorded `Set-Cookie` keeps its name with its value hidden, so replaying the
+    /// recording sets the cookie again and the next request carries it.
+    @Test func aCookieSetWhileRecordingIsSentAgainOnReplay() async throws {
+        let upstream = MockURLSession()
+        upstream.stubs.stub(.get, "https://api.example.com/login").respond(.text("hi", headers: ["Set-Cookie": "sid=abc123xyz; Path=/"]))
+        upstream.stubs.stub(.get, "https://api.example.com/me").respond(.text("me"))
+        let recording = try CassetteSession(file: file, mode: .all, upstream: upstream, reporting: failures.reporting)
+        let recorder = HTTPClient(session: recording)
+        _ = try await recorder.get(testURL("https://api.example.com/login"))
+        _ = try await recorder.get(testURL("https://api.example.com/me"))
+        let written = try String(contentsOf: file, encoding: .utf8)
+        #expect(!written.contains("abc123xyz"))
+
+        let replay = try CassetteSession(file: file, mode: .none, upstream: MockURLSession(), reporting: failures.reporting)
+        let client = HTTPClient(session: replay)
+        _ = try await client.get(testURL("https://api.example.com/login"))
+        _ = try await client.get(testURL("https://api.example.com/me"))
+        #expect(replay.stubs.stubs.flatMap(\.calls).last?.headers["Cookie"] == "sid=REDACTED")
+    }
 }
