@@ -29,5 +29,5 @@ public final class CompletionRecorder<Value: Sendable>: Sendable {
     public var allValues: [Value] { values.current }
 
     /// How many times the completion ran.
-    public var callCount: Int { values.withLock { $0.count } }
+    package var callCount: Int { values.withLock { $0.count } }
 }

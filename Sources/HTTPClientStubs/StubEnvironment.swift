@@ -18,9 +18,9 @@ import HTTPClient
 /// Unmatched requests fail with the report as their error (there is no test to fail).
 public enum StubEnvironment {
     /// The environment variable that names a fixture folder to serve.
-    public static let fixturesVariable = "HTTPCLIENT_FIXTURES"
+    package static let fixturesVariable = "HTTPCLIENT_FIXTURES"
     /// The environment variable that names a cassette to replay.
-    public static let cassetteVariable = "HTTPCLIENT_CASSETTE"
+    package static let cassetteVariable = "HTTPCLIENT_CASSETTE"
 
     /// The session the environment asks for, or `fallback` when it asks for none.
     ///

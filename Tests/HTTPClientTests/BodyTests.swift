@@ -17,7 +17,7 @@ struct BodyTests {
                     URLQueryItem(name: "tag", value: "x"),
                     URLQueryItem(name: "tag", value: "y"),
                 ])))
-        let sent = try #require(session.lastRequest)
+        let sent = try #require(session.requests.last)
         #expect(sent.headers["Content-Type"] == "application/x-www-form-urlencoded")
         #expect(sent.text == "user=ada%20lovelace&note=a%26b%3Dc%2Bd%25&tag=x&tag=y")
         #expect(sent.formItems.map { "\($0.name)=\($0.value ?? "")" } == ["user=ada lovelace", "note=a&b=c+d%", "tag=x", "tag=y"])
@@ -61,7 +61,7 @@ struct BodyTests {
 
         _ = try await HTTPClient(session: session).send(.post(url("https://h/photos"), body: .multipart(form)))
 
-        let sent = try #require(session.lastRequest?.urlRequest)
+        let sent = try #require(session.requests.last?.urlRequest)
         #expect(sent.value(forHTTPHeaderField: "Content-Type") == "multipart/form-data; boundary=XyZ")
         let parts = try parse(try #require(sent.httpBody), boundary: "XyZ")
         #expect(parts.count == 2)

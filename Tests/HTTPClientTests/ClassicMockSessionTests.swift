@@ -87,7 +87,7 @@ final class ClassicMockSessionTests: XCTestCase {
 
         HTTPClient(session: session).post(url: url("https://example.com/users"), body: body) { _ in }
 
-        let request = try XCTUnwrap(session.lastRequest?.urlRequest)
+        let request = try XCTUnwrap(session.requests.last?.urlRequest)
         XCTAssertEqual(request.httpMethod, "POST")
         XCTAssertEqual(request.httpBody, body)
     }

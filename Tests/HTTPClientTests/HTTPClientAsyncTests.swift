@@ -87,7 +87,7 @@ struct HTTPClientAsyncTests {
 
     @Test func jsonBodyIsEncodedWithContentType() async throws {
         _ = try await client.send(.post(url("https://example.com/users"), body: .json(User(id: 1, name: "Ada"))))
-        let request = try #require(session.lastRequest?.urlRequest)
+        let request = try #require(session.requests.last?.urlRequest)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
         #expect(try JSONDecoder().decode(User.self, from: #require(request.httpBody)) == User(id: 1, name: "Ada"))
     }
@@ -97,7 +97,7 @@ struct HTTPClientAsyncTests {
             .post(
                 url("https://example.com/u"), body: .json(User(id: 1, name: "A")),
                 headers: ["Content-Type": "application/vnd.api+json"]))
-        #expect(session.lastRequest?.headers["Content-Type"] == "application/vnd.api+json")
+        #expect(session.requests.last?.headers["Content-Type"] == "application/vnd.api+json")
     }
 
     @Test func decodesWithTheClientsDecoder() async throws {
@@ -127,7 +127,7 @@ struct HTTPClientAsyncTests {
         encoder.keyEncodingStrategy = .convertToSnakeCase
         _ = try await HTTPClient(session: session, encoder: encoder).send(
             .post(url("https://example.com/"), body: .json(Payload(firstName: "A"))))
-        #expect(session.lastRequest?.body == Data(#"{"first_name":"A"}"#.utf8))
+        #expect(session.requests.last?.body == Data(#"{"first_name":"A"}"#.utf8))
     }
 
     @Test func encodingFailureIsTypedAndSendsNothing() async {
@@ -181,7 +181,7 @@ struct HTTPClientAsyncTests {
     }
 
     @Test func transportErrorsThrowTheURLError() async {
-        session.enqueue(.error(.networkConnectionLost))
+        session.enqueue(.error(URLError(.networkConnectionLost)))
         let error = await #expect(throws: HTTPClientError.self) {
             try await client.get(url("https://example.com/"))
         }

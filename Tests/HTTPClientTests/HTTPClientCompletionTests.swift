@@ -24,7 +24,7 @@ struct HTTPClientCompletionTests {
         case "DELETE": client.send(.delete(target)) { _ in }
         default: client.send(.head(target)) { _ in }
         }
-        let request = try #require(session.lastRequest?.urlRequest)
+        let request = try #require(session.requests.last?.urlRequest)
         #expect(request.httpMethod == method)
         #expect(request.url == target)
         #expect(request.httpBody == (hasBody ? body : nil))
@@ -52,7 +52,7 @@ struct HTTPClientCompletionTests {
 
         client.send(request) { _ in }
 
-        let sent = try #require(session.lastRequest?.urlRequest)
+        let sent = try #require(session.requests.last?.urlRequest)
         #expect(sent.httpMethod == "PUT")
         #expect(sent.url?.absoluteString == "https://api.example.com/v2/users/7?notify=yes")
         #expect(sent.value(forHTTPHeaderField: "x-app") == "demo")
@@ -65,13 +65,13 @@ struct HTTPClientCompletionTests {
     @Test func requestHeadersReplaceClientHeadersOfTheSameName() throws {
         let client = HTTPClient(session: session, headers: ["Accept": "text/html"])
         client.send(.get(url("https://example.com/"), headers: ["accept": "application/xml"])) { _ in }
-        let sent = try #require(session.lastRequest?.urlRequest)
+        let sent = try #require(session.requests.last?.urlRequest)
         #expect(sent.value(forHTTPHeaderField: "Accept") == "application/xml")
     }
 
     @Test func clientTimeoutAppliesWhenTheRequestHasNone() throws {
         HTTPClient(session: session, timeout: 12).get(url: url("https://example.com/")) { _ in }
-        #expect(try #require(session.lastRequest?.urlRequest).timeoutInterval == 12)
+        #expect(try #require(session.requests.last?.urlRequest).timeoutInterval == 12)
     }
 
     @Test func invalidURLFailsWithoutReachingTheSession() throws {
@@ -158,7 +158,7 @@ struct HTTPClientCompletionTests {
         let recorder = CompletionRecorder<Result<HTTPClient.Response<User>, HTTPClientError>>()
         client.send(HTTPClient.Request<User>.get(url("https://example.com/users/1")), completion: recorder.record)
         #expect(try recorder.value?.get().value == User(id: 1, name: "Ada"))
-        #expect(session.lastRequest?.headers["Accept"] == "application/json")
+        #expect(session.requests.last?.headers["Accept"] == "application/json")
     }
 }
 

@@ -288,7 +288,7 @@ struct ClientRedactionTests {
     }
 
     @Test func aTransportErrorDescriptionHidesTheFailingURLsToken() async {
-        session.enqueue(.error(.timedOut))
+        session.enqueue(.error(URLError(.timedOut)))
         let error = await #expect(throws: HTTPClientError.self) {
             try await HTTPClient(session: session).get(url("https://h/x?token=t-2222"))
         }

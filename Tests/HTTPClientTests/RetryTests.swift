@@ -48,9 +48,10 @@ struct RetryTests {
     }
 
     @Test func retriesTransientTransportErrorsOnly() async throws {
-        session.enqueue(.error(.timedOut), .error(.networkConnectionLost), .error(.notConnectedToInternet), .text("ok"))
+        session.enqueue(
+            .error(URLError(.timedOut)), .error(URLError(.networkConnectionLost)), .error(URLError(.notConnectedToInternet)), .text("ok"))
         #expect(try await client().get(url("https://h/x")).text == "ok")
-        session.enqueue(.error(.cannotFindHost), .text("never"))
+        session.enqueue(.error(URLError(.cannotFindHost)), .text("never"))
         await #expect(throws: HTTPClientError.self) { try await client().get(url("https://h/x")) }
         #expect(session.requests.count == 5)
     }

@@ -86,13 +86,13 @@ struct TypedRequestTests {
         session.enqueue(.text("plain"))
         let response = try await client.send(.get("notes"))
         #expect(response.value == Data("plain".utf8))
-        #expect(session.lastRequest?.headers["Accept"] == nil)
+        #expect(session.requests.last?.headers["Accept"] == nil)
     }
 
     @Test func aTypedRequestAsksForJSON() async throws {
         session.enqueue(.json(raw: #"{"id": 1, "name": "Ada"}"#))
         _ = try await client.send(API.me)
-        #expect(session.lastRequest?.headers["Accept"] == "application/json")
+        #expect(session.requests.last?.headers["Accept"] == "application/json")
     }
 
     @Test func theCompletionStyleGivesTheSameTypedResponse() throws {
@@ -162,7 +162,7 @@ struct TypedRequestTests {
             urlRequest.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
         }
         _ = try await client.send(request)
-        let sent = try #require(session.lastRequest?.urlRequest)
+        let sent = try #require(session.requests.last?.urlRequest)
         #expect(sent.cachePolicy == .reloadIgnoringLocalCacheData)
         #expect(sent.timeoutInterval == 7)
         #expect(sent.value(forHTTPHeaderField: "Cache-Control") == "no-cache")
@@ -173,7 +173,7 @@ struct TypedRequestTests {
         var request = HTTPClient.Request<Data>.get(url("https://h/x"))
         request.configure = { $0.setValue("configure", forHTTPHeaderField: "X-Step") }
         _ = try await client.send(request)
-        #expect(session.lastRequest?.headers["X-Step"] == "configure,interceptor")
+        #expect(session.requests.last?.headers["X-Step"] == "configure,interceptor")
     }
 
     @Test func hundredsOfTypedRequestsAtOnceEachGetTheirOwnValue() async throws {

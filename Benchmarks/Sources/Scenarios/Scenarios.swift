@@ -147,18 +147,15 @@ public enum Scenarios {
     public static func cassetteFile(interactions count: Int) throws -> URL {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-cassette-\(count).json")
         if !FileManager.default.fileExists(atPath: file.path) {
-            let cassette = Cassette(
-                interactions: (0..<count).map { index in
-                    Cassette.Interaction(
-                        request: .init(
-                            method: "GET", url: "https://api.example.com/items/\(index)?page=\(index % 7)",
-                            headers: [.init(name: "Accept", value: "application/json")]),
-                        response: .init(
-                            status: 200, headers: [.init(name: "Content-Type", value: "application/json")],
-                            body: .text(#"{"id": \#(index), "name": "item \#(index)"}"#)),
-                        duration: 0.01)
-                })
-            try cassette.write(to: file)
+            // Written as the cassette format is (the model types are the engine's own).
+            let interactions = (0..<count).map { index in
+                #"{"duration": 0.01, "recordedAt": "2026-01-01T00:00:00Z", "request": {"method": "GET", "#
+                    + #""url": "https://api.example.com/items/\#(index)?page=\#(index % 7)", "headers": [["Accept", "application/json"]]}, "#
+                    + #""response": {"status": 200, "headers": [["Content-Type", "application/json"]], "#
+                    + #""body": {"text": "{\"id\": \#(index), \"name\": \"item \#(index)\"}"}}}"#
+            }
+            let json = #"{"version": 1, "interactions": ["# + interactions.joined(separator: ",") + "]}"
+            try Cassette(data: Data(json.utf8), file: file.path).write(to: file)
         }
         return file
     }

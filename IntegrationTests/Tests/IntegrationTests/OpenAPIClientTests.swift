@@ -67,7 +67,7 @@ extension ServerSuites {
 
         @Test func aTransportFailureSurfacesAsTheClientsErrorWithTheCause() async throws {
             let stubs = StubRegistry()
-            stubs.stub(.get, "https://api.example.com/v1/profiles/{id}").respond(.error(.notConnectedToInternet))
+            stubs.stub(.get, "https://api.example.com/v1/profiles/{id}").respond(.error(URLError(.notConnectedToInternet)))
 
             let error = await #expect(throws: ClientError.self) { try await client(stubs).getProfile(path: .init(id: 1)) }
 

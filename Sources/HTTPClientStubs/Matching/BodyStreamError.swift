@@ -5,11 +5,11 @@ import HTTPClient
 /// being sent or matched with a truncated body.
 public struct BodyStreamError: Error, CustomStringConvertible, LocalizedError, Equatable {
     /// `POST https://...`
-    public let request: String
+    package let request: String
     /// How many bytes were read before the failure.
-    public let bytesRead: Int
+    package let bytesRead: Int
     /// What the stream said.
-    public let reason: String
+    package let reason: String
 
     public var description: String {
         "The body stream of \(request) failed after \(bytesRead) bytes (\(reason)); the request was not answered with a truncated body."

@@ -26,7 +26,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Converts an `Encodable` value by encoding it with `encoder` and parsing the result.
-    public init(encoding value: some Encodable, encoder: JSONEncoder = JSONEncoder()) throws {
+    package init(encoding value: some Encodable, encoder: JSONEncoder = JSONEncoder()) throws {
         try self.init(parsing: encoder.encode(value))
     }
 

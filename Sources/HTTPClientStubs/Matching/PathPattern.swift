@@ -1,10 +1,8 @@
 import Foundation
 
-/// How a stub matches a URL path: exactly, by prefix, or by a template with captures.
-///
-/// A string literal is exact unless it contains `{`: `"/users/{id}"` is a template whose
-/// `id` is captured into ``RecordedRequest/pathParameters``. Use ``prefix(_:)`` for prefixes.
-public struct PathPattern: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+/// How a ``StubTarget`` matches a URL path: exactly, by prefix, or by a template with captures
+/// (`"/users/{id}"` captures `id` into ``RecordedRequest/pathParameters``).
+struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     enum Kind: Sendable, Hashable {
         case exact(String)
         case prefix(String)
@@ -17,10 +15,10 @@ public struct PathPattern: Sendable, Hashable, ExpressibleByStringLiteral, Custo
     }
 
     let kind: Kind
-    public let description: String
+    let description: String
 
     /// An exact path, or a template when it contains `{name}` segments.
-    public init(_ pattern: String) {
+    init(_ pattern: String) {
         description = pattern
         if pattern.contains("{") {
             kind = .template(
@@ -35,17 +33,13 @@ public struct PathPattern: Sendable, Hashable, ExpressibleByStringLiteral, Custo
         }
     }
 
-    public init(stringLiteral value: String) {
-        self.init(value)
-    }
-
     /// Exactly `path`, even when it contains `{` (a recorded path is never a template).
-    public static func exact(_ path: String) -> PathPattern {
+    static func exact(_ path: String) -> PathPattern {
         PathPattern(kind: .exact(path), description: path)
     }
 
     /// Paths that start with `prefix`.
-    public static func prefix(_ prefix: String) -> PathPattern {
+    static func prefix(_ prefix: String) -> PathPattern {
         PathPattern(kind: .prefix(prefix), description: "\(prefix)*")
     }
 

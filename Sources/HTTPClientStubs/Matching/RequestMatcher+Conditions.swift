@@ -46,8 +46,15 @@ extension RequestMatcher {
         url.firstIndex { $0 == "?" || $0 == "#" }.map { String(url[..<$0]) } ?? url
     }
 
-    /// The percent-decoded path: exact, `.prefix("/v2")`, or a template `"/users/{id}"`.
-    public static func path(_ pattern: PathPattern) -> RequestMatcher {
+    /// The percent-decoded path: exact, `.prefix("/v2")`, or a template `"/users/{id}"`; a
+    /// target written as a full URL (`"https://api.example.com/users?page=2"`) also sets its
+    /// scheme, host and exact query.
+    public static func path(_ target: StubTarget) -> RequestMatcher {
+        target.matcher
+    }
+
+    /// The path condition of a target.
+    static func path(pattern: PathPattern) -> RequestMatcher {
         RequestMatcher(
             Condition(
                 "path \(pattern)", read: \.path, verdict: { path in pattern.match(path).map { Captures(pathParameters: $0) } },
@@ -86,7 +93,7 @@ extension RequestMatcher {
     }
 
     /// Exactly these query items (each name once), in any order.
-    public static func queryExactly(_ items: [String: String]) -> RequestMatcher {
+    package static func queryExactly(_ items: [String: String]) -> RequestMatcher {
         queryExactly(items.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) })
     }
 

@@ -91,7 +91,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
 
     /// A leaf condition. `evaluate` returns `nil` when the request passes, or the reason it fails.
-    public init(_ description: String, reason evaluate: @escaping @Sendable (RecordedRequest) -> String?) {
+    package init(_ description: String, reason evaluate: @escaping @Sendable (RecordedRequest) -> String?) {
         self.init(Condition(description, read: evaluate, accepts: { $0 == nil }, reason: { $0 ?? "" }))
     }
 

@@ -1,11 +1,13 @@
 import Foundation
 
-/// What a stub registered with `stub(.get, ...)` answers: a path (`"/users/1"`), a path template
-/// (`"/users/{id}"`), a full URL (`"https://api.example.com/users?page=2"`, which also fixes the
-/// scheme, the host and the exact query), or a prefix (`.prefix("/v2")`).
+/// What a stub answers, in `stub(.get, ...)` and in ``RequestMatcher/path(_:)``: a path
+/// (`"/users/1"`), a path template (`"/users/{id}"`, whose `id` is captured into
+/// ``RecordedRequest/pathParameters``), a full URL (`"https://api.example.com/users?page=2"`,
+/// which also fixes the scheme, the host and the exact query), or a prefix (`.prefix("/v2")`).
+/// Paths are compared percent-decoded.
 public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// How the path must match.
-    package let path: PathPattern
+    let path: PathPattern
     /// Scheme, host and query conditions (the path is matched through ``path``).
     let otherConditions: [RequestMatcher]
     /// The exact query, as the registry indexes it, when the target has one.
@@ -43,6 +45,7 @@ public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStri
         self.queryKey = queryKey
     }
 
+    /// The target `value` spells, as ``init(_:)`` parses it.
     public init(stringLiteral value: String) {
         self.init(value)
     }
@@ -62,5 +65,10 @@ public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStri
         otherConditions = []
         queryKey = nil
         description = path.description
+    }
+
+    /// Every condition the target sets: the path first, then scheme, host and query.
+    var matcher: RequestMatcher {
+        otherConditions.reduce(RequestMatcher.path(pattern: path), &&)
     }
 }

@@ -8,23 +8,23 @@ public struct Cassette: Sendable, Equatable {
     package static let currentVersion = 1
 
     /// The recorded exchanges, in the order they happened.
-    public var interactions: [Interaction]
+    package var interactions: [Interaction]
 
     /// A cassette holding `interactions`.
-    public init(interactions: [Interaction] = []) {
+    package init(interactions: [Interaction] = []) {
         self.interactions = interactions
     }
 
     /// One request and the response it got.
-    public struct Interaction: Sendable, Equatable, Codable {
+    package struct Interaction: Sendable, Equatable, Codable {
         /// The request as sent (redacted).
-        public var request: Request
+        package var request: Request
         /// The response as received (redacted).
-        public var response: Response
+        package var response: Response
         /// Seconds the exchange took when it was recorded.
-        public var duration: TimeInterval
+        package var duration: TimeInterval
         /// When it was recorded.
-        public var recordedAt: Date
+        package var recordedAt: Date
 
         /// What makes this interaction impossible, or `nil`.
         var problem: String? {
@@ -45,7 +45,7 @@ public struct Cassette: Sendable, Equatable {
         }
 
         /// An exchange with these parts.
-        public init(request: Request, response: Response, duration: TimeInterval = 0, recordedAt: Date = Date()) {
+        package init(request: Request, response: Response, duration: TimeInterval = 0, recordedAt: Date = Date()) {
             self.request = request
             self.response = response
             self.duration = duration
@@ -55,18 +55,18 @@ public struct Cassette: Sendable, Equatable {
     }
 
     /// A recorded request.
-    public struct Request: Sendable, Equatable, Codable {
+    package struct Request: Sendable, Equatable, Codable {
         /// The method (`GET`).
-        public var method: String
+        package var method: String
         /// The full URL, as sent.
-        public var url: String
+        package var url: String
         /// The header fields, in order.
-        public var headers: [Header]
+        package var headers: [Header]
         /// The body, when there was one.
-        public var body: Body?
+        package var body: Body?
 
         /// A request with these parts.
-        public init(method: String, url: String, headers: [Header] = [], body: Body? = nil) {
+        package init(method: String, url: String, headers: [Header] = [], body: Body? = nil) {
             self.method = method
             self.url = url
             self.headers = headers
@@ -75,19 +75,19 @@ public struct Cassette: Sendable, Equatable {
     }
 
     /// A recorded response.
-    public struct Response: Sendable, Equatable, Codable {
+    package struct Response: Sendable, Equatable, Codable {
         /// The status code.
-        public var status: Int
+        package var status: Int
         /// The header fields, in order.
-        public var headers: [Header]
+        package var headers: [Header]
         /// The body, when there was one (for a streamed response, every chunk joined).
-        public var body: Body?
+        package var body: Body?
         /// How the body arrived when it was recorded through `chunks(for:)` (a stream such as
         /// server-sent events): one entry per chunk, in order; `nil` for a body read whole.
-        public var chunks: [Chunk]?
+        package var chunks: [Chunk]?
 
         /// A response with these parts.
-        public init(status: Int, headers: [Header] = [], body: Body? = nil, chunks: [Chunk]? = nil) {
+        package init(status: Int, headers: [Header] = [], body: Body? = nil, chunks: [Chunk]? = nil) {
             self.status = status
             self.headers = headers
             self.body = body
@@ -99,39 +99,39 @@ public struct Cassette: Sendable, Equatable {
     /// kept whole (so it is redacted whole: a secret split between chunks is still found);
     /// replay cuts it at these lengths, the last chunk taking what redaction added or the
     /// earlier ones what it removed.
-    public struct Chunk: Sendable, Equatable, Codable {
+    package struct Chunk: Sendable, Equatable, Codable {
         /// Seconds after the response headers.
-        public var at: TimeInterval
+        package var at: TimeInterval
         /// Bytes in the chunk as recorded.
-        public var bytes: Int
+        package var bytes: Int
 
         /// A chunk of `bytes` bytes that arrived `at` seconds after the headers.
-        public init(at: TimeInterval, bytes: Int) {
+        package init(at: TimeInterval, bytes: Int) {
             self.at = at
             self.bytes = bytes
         }
     }
 
     /// A header as a two-element array `["Name", "value"]`: ordered, repeats kept, one line each.
-    public struct Header: Sendable, Equatable, Codable {
+    package struct Header: Sendable, Equatable, Codable {
         /// The field name, as sent or received.
-        public var name: String
+        package var name: String
         /// The field value.
-        public var value: String
+        package var value: String
 
         /// A field with this name and value.
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             var container = try decoder.unkeyedContainer()
             name = try container.decode(String.self)
             value = try container.decode(String.self)
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.unkeyedContainer()
             try container.encode(name)
             try container.encode(value)
@@ -141,20 +141,20 @@ public struct Cassette: Sendable, Equatable {
     /// A body: `{"text": "..."}` when it is UTF-8, `{"base64": "..."}` otherwise. Either way the
     /// bytes come back exactly, and they are kept as bytes: a 100 MB text body is not copied
     /// into a `String` to be recorded.
-    public struct Body: Sendable, Equatable, Codable {
+    package struct Body: Sendable, Equatable, Codable {
         /// The bytes.
-        public let data: Data
+        package let data: Data
         /// Whether the bytes are UTF-8 text (written readable, as `"text"`).
-        public let isText: Bool
+        package let isText: Bool
 
         /// A body holding `data`; text when it is UTF-8.
-        public init(_ data: Data) {
+        package init(_ data: Data) {
             self.data = data
             isText = SecretScanner.withBuffer(data, UTF8Validation.isValid)
         }
 
         /// A text body.
-        public static func text(_ text: String) -> Body {
+        package static func text(_ text: String) -> Body {
             Body(data: Data(text.utf8), isText: true)
         }
 
@@ -164,7 +164,7 @@ public struct Cassette: Sendable, Equatable {
         }
 
         /// The body as text, or `nil` when it is binary.
-        public var text: String? { isText ? String(decoding: data, as: UTF8.self) : nil }
+        package var text: String? { isText ? String(decoding: data, as: UTF8.self) : nil }
 
         /// The same kind of body with other bytes. Redaction only puts ASCII where it removes
         /// whole characters, so text stays text.
@@ -186,7 +186,7 @@ public struct Cassette: Sendable, Equatable {
 
         private enum Key: String, CodingKey { case text, base64 }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Key.self)
             if let text = try container.decodeIfPresent(String.self, forKey: .text) {
                 self = .text(text)
@@ -201,7 +201,7 @@ public struct Cassette: Sendable, Equatable {
 
         /// Writes `{"text": ...}` or `{"base64": ...}`. When the cassette is being written to a
         /// file, the value is a token the writer replaces with the body, streamed.
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Key.self)
             let key: Key = isText ? .text : .base64
             if let bodies = encoder.userInfo[StreamedBodies.key] as? StreamedBodies {
@@ -276,7 +276,7 @@ public struct Cassette: Sendable, Equatable {
     ///
     /// - Throws: ``CassetteError/invalidInteraction(file:interaction:reason:)`` for the first
     ///   interaction that does not.
-    @_spi(Engine) public func validate(file: String) throws(CassetteError) {
+    package func validate(file: String) throws(CassetteError) {
         for (index, interaction) in interactions.enumerated() {
             if let problem = interaction.problem {
                 throw .invalidInteraction(file: file, interaction: index + 1, reason: problem)

@@ -5,16 +5,13 @@ import HTTPClient
 /// redacted values compared redacted); optionally the body and chosen headers.
 public struct CassetteMatching: Sendable {
     /// Whether the body must match too (JSON compared as JSON).
-    public var body: Bool
+    package var body: Bool
     /// Headers whose values must match too (names case-insensitive).
-    public var headers: [String]
+    package var headers: [String]
 
     /// Matching on method and URL, and on the body and `headers` when given.
     public init(body: Bool = false, headers: [String] = []) {
         self.body = body
         self.headers = headers
     }
-
-    /// Method and URL: the default.
-    public static let methodAndURL = CassetteMatching()
 }

@@ -25,7 +25,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     /// The cassette file.
     package let file: URL
     /// When requests go to the network and are recorded.
-    public let mode: RecordMode
+    package let mode: RecordMode
     /// The engine that replays: verify and inspect it as any registry.
     public let stubs: StubRegistry
     /// Whether a streamed response is replayed with the pauses it was recorded with.
@@ -42,7 +42,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     public convenience init(
         file: URL,
         upstream: any URLSessionProtocol = URLSession.shared,
-        matching: CassetteMatching = .methodAndURL,
+        matching: CassetteMatching = CassetteMatching(),
         redaction: Redaction = .standard,
         replaysTiming: Bool = false,
         reporting: FailureReporting = .automatic,
@@ -76,7 +76,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         file: URL,
         mode: RecordMode,
         upstream: any URLSessionProtocol = URLSession.shared,
-        matching: CassetteMatching = .methodAndURL,
+        matching: CassetteMatching = CassetteMatching(),
         redaction: Redaction = .standard,
         replaysTiming: Bool = false,
         reporting: FailureReporting = .automatic,

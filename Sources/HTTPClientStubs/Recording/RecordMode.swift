@@ -14,14 +14,14 @@ public enum RecordMode: String, Sendable, CaseIterable {
 
     /// The environment variable that overrides the mode, so a developer can re-record without
     /// editing tests: `HTTPCLIENT_RECORD_MODE=all swift test`.
-    public static let environmentVariable = "HTTPCLIENT_RECORD_MODE"
+    package static let environmentVariable = "HTTPCLIENT_RECORD_MODE"
 
     /// The mode named by ``environmentVariable`` (`none`, `once`, `new_episodes`, `all`), or
     /// `fallback` when it is not set.
     ///
     /// - Throws: ``CassetteError/unknownRecordMode(_:)`` when the variable has another value (a typo should not
     ///   silently replay or record).
-    public static func fromEnvironment(
+    package static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment, default fallback: RecordMode = .none
     ) throws(CassetteError) -> RecordMode {
         guard let value = environment[environmentVariable], !value.isEmpty else { return fallback }

@@ -7,7 +7,7 @@ extension Redaction {
     /// A value hidden in one place is hidden everywhere in the interaction: servers echo
     /// credentials (a debug endpoint returning the request headers, a token in a redirect URL),
     /// and a rule that only looked at the header would let the copy in the body through.
-    public func apply(to interaction: Cassette.Interaction) -> Cassette.Interaction {
+    package func apply(to interaction: Cassette.Interaction) -> Cassette.Interaction {
         let scrubbing = scrubbing(interaction)
         var result = interaction
         result.request.url = scrubbing.redacted(url: interaction.request.url)

@@ -15,7 +15,7 @@ extension StubRegistry {
     ///     pauses between its chunks (waited out where timing is simulated, and a timeout shorter
     ///     than the wait applies anywhere); otherwise responses come at once.
     public func replay(
-        _ cassette: Cassette, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard, replaysTiming: Bool = false
+        _ cassette: Cassette, matching: CassetteMatching = CassetteMatching(), redaction: Redaction = .standard, replaysTiming: Bool = false
     ) {
         replay(cassette, matching: matching, redaction: redaction, replaysTiming: replaysTiming, file: nil, firstInteraction: 0)
     }

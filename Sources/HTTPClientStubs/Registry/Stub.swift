@@ -7,7 +7,7 @@ import HTTPClient
 ///
 /// ```swift
 /// let flaky = stubs.stub(.get, "/status").respond(.status(503), .status(503), .text("ok"))
-/// stubs.stub(.post, "/login").respond(.status(204)).once()
+/// stubs.stub(.post, "/login").respond(.status(204)).times(1)
 /// ```
 ///
 /// A sequence hands out one response per call; once it is exhausted the stub repeats the last
@@ -98,7 +98,7 @@ public final class Stub: Sendable, CustomStringConvertible {
 
     /// Matches one request only.
     @discardableResult
-    public func once() -> Stub {
+    package func once() -> Stub {
         times(1)
     }
 
@@ -174,7 +174,7 @@ public final class Stub: Sendable, CustomStringConvertible {
     public var calls: [RecordedRequest] { state.withLock { $0.calls } }
 
     /// How many requests this stub answered.
-    public var callCount: Int { state.withLock { $0.calls.count } }
+    package var callCount: Int { state.withLock { $0.calls.count } }
 
     /// Whether the stub no longer matches (its `times` limit is reached, or its sequence ran
     /// out with ``Exhaustion/stopMatching``).

@@ -80,9 +80,10 @@ extension StubRegistry {
         return false
     }
 
-    /// Checks that no request is still waiting on a ``HeldResponse`` the test never released.
+    /// Checks that no request is still waiting on a ``HeldResponse`` the test never released
+    /// (part of ``verify(fileID:filePath:line:column:)``).
     @discardableResult
-    public func verifyNoHeldRequests(
+    package func verifyNoHeldRequests(
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Bool {
         let held = heldRequests
@@ -97,8 +98,8 @@ extension StubRegistry {
     }
 
     /// ``verifyNoUnmatchedRequests(fileID:filePath:line:column:)``,
-    /// ``verifyAllStubsUsed(fileID:filePath:line:column:)`` and
-    /// ``verifyNoHeldRequests(fileID:filePath:line:column:)``: call at the end of a test.
+    /// ``verifyAllStubsUsed(fileID:filePath:line:column:)``, and that no request is still waiting
+    /// on a ``HeldResponse`` the test never released: call at the end of a test.
     @discardableResult
     public func verify(
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column

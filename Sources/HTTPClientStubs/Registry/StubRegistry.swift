@@ -47,7 +47,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     /// The name reports use: given, or the Swift Testing test that created the registry, or
     /// where it was created.
-    public let name: String
+    package let name: String
     /// Where the registry was created; unmatched requests are reported here.
     package let location: CallSite
     /// What reports hide: the request's credentials, in its URL, headers and body, and the
@@ -122,7 +122,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     /// Method, path and further conditions; filed under the route the index finds for them.
     private func register(_ method: HTTPMethod?, _ target: StubTarget, site: CallSite) -> Stub {
-        let all = (method.map { [RequestMatcher.method($0)] } ?? []) + [.path(target.path)] + target.otherConditions
+        let all = (method.map { [RequestMatcher.method($0)] } ?? []) + [.path(pattern: target.path)] + target.otherConditions
         let matcher = all.dropFirst().reduce(all[0], &&)
         return register(matcher, placement: { $0.placement(of: method, target) }, site: site)
     }
@@ -217,7 +217,7 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
 
     /// The registered stubs, oldest first (a `MockURLSession`'s own answers are its
     /// `queuedAnswers` and `cannedAnswers`, not listed here).
-    public var stubs: [Stub] { state.withLock { $0.stubs } }
+    package var stubs: [Stub] { state.withLock { $0.stubs } }
 
     /// Every request the registry saw (matched or not), in arrival order.
     public var requests: [RecordedRequest] { state.withLock { $0.requests } }

@@ -27,7 +27,7 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
     /// Every registered stub, closest first (the report's ``description`` lists them).
     package let candidates: [Candidate]
     /// Paste-ready Swift that stubs this request.
-    public let snippet: String
+    package let snippet: String
 
     /// How many candidates the text shows; the rest are counted.
     static let shownCandidates = 5

@@ -44,7 +44,7 @@ public final class HeldResponse: Sendable, CustomStringConvertible {
     public var description: String { name }
 
     /// The requests waiting on this gate now.
-    public var heldRequests: [RecordedRequest] { state.withLock { $0.waiting.map(\.request) } }
+    package var heldRequests: [RecordedRequest] { state.withLock { $0.waiting.map(\.request) } }
 
     /// Delivers every held response, and lets every later one through at once. On a
     /// `MockURLSession` the completion handlers run inside this call.

@@ -82,7 +82,7 @@ public struct MockResponse: Sendable {
     }
 
     /// A response whose body is JSON bytes.
-    public static func json(raw: Data, status: Int = 200, headers: HTTPHeaders = [:]) -> MockResponse {
+    static func json(raw: Data, status: Int = 200, headers: HTTPHeaders = [:]) -> MockResponse {
         var headers = headers
         if !headers.contains("Content-Type") { headers["Content-Type"] = "application/json" }
         return .status(status, headers: headers, body: raw)
@@ -105,11 +105,6 @@ public struct MockResponse: Sendable {
     /// A transport error such as `URLError(.timedOut)`.
     public static func error(_ error: any Error) -> MockResponse {
         MockResponse(.failure(error))
-    }
-
-    /// A transport error with a `URLError` code: `.error(.notConnectedToInternet)`.
-    public static func error(_ code: URLError.Code) -> MockResponse {
-        .error(URLError(code))
     }
 
     /// An answer computed from the request (its path parameters, query, body...).

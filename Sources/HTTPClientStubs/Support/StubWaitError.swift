@@ -7,13 +7,13 @@ import Foundation
 /// ```
 public struct StubWaitError: Error, Equatable, CustomStringConvertible {
     /// What was awaited, such as `requests to method GET && path /feed`.
-    public let waitingFor: String
+    package let waitingFor: String
     /// How many were awaited.
-    public let expected: Int
+    package let expected: Int
     /// How many had happened when the time ran out.
-    public let seen: Int
+    package let seen: Int
     /// The time limit.
-    public let timeout: Duration
+    package let timeout: Duration
 
     public var description: String {
         "Waited \(timeout) for \(expected) \(waitingFor); \(seen) happened. "

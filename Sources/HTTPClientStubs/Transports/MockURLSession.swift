@@ -145,7 +145,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     }
 
     /// How many queued answers are still waiting for a request.
-    public var queuedResponseCount: Int { queuedAnswers.queuedCount }
+    package var queuedResponseCount: Int { queuedAnswers.queuedCount }
 
     // MARK: What was asked
 
@@ -153,11 +153,8 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     /// registry's requests, when several sessions share it).
     public var requests: [RecordedRequest] { stubs.requests }
 
-    /// The most recent request.
-    public var lastRequest: RecordedRequest? { requests.last }
-
-    /// The URL of the most recent request.
-    public var lastURL: URL? { lastRequest?.url }
+    /// The URL of the most recent request (the whole request is `requests.last`).
+    public var lastURL: URL? { requests.last?.url }
 
     /// Forgets recorded requests and queued answers, and the calls of the session's own answers
     /// (stubs and `next...` values stay). A session that lives long, answering many requests,

@@ -39,7 +39,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
     public var resumeWasCalled: Bool { resumeCount > 0 }
 
     /// How many times ``resume()`` was called.
-    public var resumeCount: Int { state.withLock { $0.resumeCount } }
+    package var resumeCount: Int { state.withLock { $0.resumeCount } }
 
     /// Whether ``cancel()`` was called.
     public var cancelWasCalled: Bool { state.withLock { $0.cancelWasCalled } }

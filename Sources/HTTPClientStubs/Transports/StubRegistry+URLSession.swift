@@ -44,7 +44,7 @@ extension StubRegistry {
     /// The `URLProtocol` subclass that serves this registry, for a configuration you assemble
     /// yourself: it keeps no cookies and no response cache, and follows redirects
     /// (``install(in:followsRedirects:)`` reads the configuration instead).
-    public var urlProtocolClass: AnyClass {
+    package var urlProtocolClass: AnyClass {
         var behaviour = SessionBehaviour(configuration: .ephemeral)
         behaviour.cookieStorage = nil
         behaviour.urlCache = nil

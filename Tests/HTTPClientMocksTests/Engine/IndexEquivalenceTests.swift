@@ -46,7 +46,7 @@ struct IndexEquivalenceTests {
             stub = stubs.stub(method, StubTarget(path(&random))).matching(.query([item.0: item.1]))
         case 5: stub = stubs.stub(where: .header("X-Variant", header(&random)))
         case 6: stub = stubs.stub(where: .header("X-Variant", header(&random)) || .header("X-Other", header(&random)))
-        default: stub = stubs.stub(where: .path(PathPattern(path(&random))))
+        default: stub = stubs.stub(where: .path(StubTarget(path(&random))))
         }
         if Int.random(in: 0..<4, using: &random) == 0 { stub.matching(.header("x-variant", header(&random))) }
         if Int.random(in: 0..<10, using: &random) == 0 { stub.times(0) }

@@ -86,6 +86,18 @@ struct MatchingTests {
         #expect(evaluate(.path("/"), request("GET", "https://h")).matched)
     }
 
+    @Test func pathWrittenAsAFullURLAlsoSetsSchemeHostAndExactQuery() {
+        let matcher = RequestMatcher.path("https://api.example.com/users?page=2")
+        #expect(evaluate(matcher, request("GET", "https://api.example.com/users?page=2")).matched)
+        #expect(!evaluate(matcher, request("GET", "http://api.example.com/users?page=2")).matched)
+        #expect(!evaluate(matcher, request("GET", "https://other.example.com/users?page=2")).matched)
+        #expect(!evaluate(matcher, request("GET", "https://api.example.com/users?page=3")).matched)
+    }
+
+    @Test func pathWrittenPercentEncodedMatchesThePathAsSent() {
+        #expect(evaluate(.path("/files/a%20b"), request("GET", "https://h/files/a%20b")).matched)
+    }
+
     @Test func queryIsSubsetOrExactAndOrderInsensitive() {
         let get = request("GET", "https://h/s?b=2&a=1&tag=x&tag=y")
         #expect(evaluate(.query(["a": "1"]), get).matched)

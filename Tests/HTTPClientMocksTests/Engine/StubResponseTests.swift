@@ -49,7 +49,7 @@ struct StubResponseTests {
             URLError.Code.timedOut, .notConnectedToInternet, .networkConnectionLost,
         ])
     func transportErrors(code: URLError.Code) async {
-        stubs.stub(.get, "/down").respond(.error(code))
+        stubs.stub(.get, "/down").respond(.error(URLError(code)))
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("down")) }
         #expect(error?.urlError?.code == code)
     }

@@ -61,7 +61,7 @@ struct URLProtocolTransportTests {
 
     @Test func transportErrorsArriveAsURLErrors() async {
         let stubs = StubRegistry(reporting: failures.reporting)
-        stubs.stub(.get, "/offline").respond(.error(.notConnectedToInternet))
+        stubs.stub(.get, "/offline").respond(.error(URLError(.notConnectedToInternet)))
         let error = await #expect(throws: HTTPClientError.self) {
             try await HTTPClient(session: stubs.makeURLSession()).get(testURL("https://h/offline"))
         }

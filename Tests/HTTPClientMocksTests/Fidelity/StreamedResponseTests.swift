@@ -75,7 +75,7 @@ struct StreamedResponseTests {
 
     @Test func anErrorBeforeTheResponseIsThrownByChunksItself() async throws {
         let stubs = StubRegistry()
-        stubs.stub(.get, "/feed").respond(.error(.notConnectedToInternet))
+        stubs.stub(.get, "/feed").respond(.error(URLError(.notConnectedToInternet)))
         let error = await #expect(throws: URLError.self) { try await MockURLSession(stubs: stubs).chunks(for: feed) }
         #expect(error?.code == .notConnectedToInternet)
     }

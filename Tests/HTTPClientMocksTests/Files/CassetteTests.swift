@@ -23,8 +23,9 @@ struct CassetteTests {
         api.stub(.post, "/users").respond(.status(201))
     }
 
-    func session(_ mode: RecordMode, matching: CassetteMatching = .methodAndURL, redaction: Redaction = .standard) throws -> CassetteSession
-    {
+    func session(
+        _ mode: RecordMode, matching: CassetteMatching = CassetteMatching(), redaction: Redaction = .standard
+    ) throws -> CassetteSession {
         try CassetteSession(
             file: file, mode: mode, upstream: upstream, matching: matching, redaction: redaction, reporting: failures.reporting)
     }

@@ -70,7 +70,7 @@ struct MockURLSessionTests {
         session.enqueue(
             .status(204, headers: ["X-Trace": "t1"]),
             try .json(Item(id: 3), status: 201),
-            .error(.cannotFindHost),
+            .error(URLError(.cannotFindHost)),
             .error(CocoaError(.fileNoSuchFile)))
         let noContent = try #require(load(session, "https://example.com/").value)
         #expect(noContent.response?.statusCode == 204)
@@ -90,7 +90,7 @@ struct MockURLSessionTests {
         _ = load(session, "https://example.com/2")
         #expect(session.requests.map(\.url) == [url("https://example.com/1"), url("https://example.com/2")])
         #expect(session.lastURL == url("https://example.com/2"))
-        #expect(session.lastRequest?.url == url("https://example.com/2"))
+        #expect(session.requests.last?.url == url("https://example.com/2"))
     }
 
     @Test func recordsTheRequestWhenTheTaskIsCreatedNotWhenResumed() {

@@ -75,7 +75,7 @@ struct ArticleMessagesTests {
         let stubs = StubRegistry(reporting: .disabled)
         stubs.stub(.get, "https://api.example.com/users/9").respond(.text("no such user", status: 404))
         stubs.stub(.get, "https://api.example.com/users/1").respond(.json(raw: #"{"id": 1}"#))
-        stubs.stub(.get, "https://api.example.com/slow").respond(.error(.timedOut))
+        stubs.stub(.get, "https://api.example.com/slow").respond(.error(URLError(.timedOut)))
         let client = HTTPClient(session: MockURLSession(stubs: stubs))
         var lines: [String] = []
         do {

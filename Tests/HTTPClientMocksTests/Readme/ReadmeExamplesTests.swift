@@ -48,7 +48,7 @@ struct UserService {
     }
     #expect(error.response?.statusCode == 404)
     #expect(error.response?.text == "no such user")
-    #expect(recorder.callCount == 1)
+    #expect(recorder.allValues.count == 1)
 }
 
 @Test func retriesAfterAServerError() async throws {

@@ -40,7 +40,7 @@ struct RequestExamplesTests {
         session.enqueue(.text("items"))
         let body = try await reloadFeed(client: HTTPClient(session: session, baseURL: URL(string: "https://api.example.com")))
         #expect(body == Data("items".utf8))
-        #expect(session.lastRequest?.urlRequest.cachePolicy == .reloadIgnoringLocalCacheData)
-        #expect(session.lastRequest?.urlRequest.timeoutInterval == 5)
+        #expect(session.requests.last?.urlRequest.cachePolicy == .reloadIgnoringLocalCacheData)
+        #expect(session.requests.last?.urlRequest.timeoutInterval == 5)
     }
 }

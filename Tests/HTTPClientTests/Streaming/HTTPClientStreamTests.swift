@@ -83,7 +83,7 @@ struct HTTPClientStreamTests {
 
     @Test func aTransportErrorBeforeTheHeadIsTyped() async throws {
         let stubs = StubRegistry()
-        stubs.stub(.get, "https://api.example.com/feed").respond(.error(.cannotConnectToHost))
+        stubs.stub(.get, "https://api.example.com/feed").respond(.error(URLError(.cannotConnectToHost)))
         let client = HTTPClient(session: MockURLSession(stubs: stubs))
 
         let error = await #expect(throws: HTTPClientError.self) { try await client.stream(.get("https://api.example.com/feed")) }
