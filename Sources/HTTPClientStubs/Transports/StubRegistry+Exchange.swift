@@ -170,3 +170,9 @@ extension StubRegistry {
         return http.value(forHTTPHeaderField: "Set-Cookie").map { [$0] } ?? []
     }
 }
+
+/// How an exchange ends: a delivery, or the request to send to the real network.
+package enum ExchangeResult: Sendable {
+    case deliver(Delivery)
+    case passthrough(URLRequest)
+}
