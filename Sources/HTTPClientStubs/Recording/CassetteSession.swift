@@ -129,7 +129,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     }
 
     /// The interactions recorded or loaded so far.
-    public var cassette: Cassette { recorder.cassette }
+    package var cassette: Cassette { recorder.cassette }
 
     // MARK: URLSessionProtocol
 
