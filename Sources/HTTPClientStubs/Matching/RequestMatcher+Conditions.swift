@@ -54,7 +54,7 @@ extension RequestMatcher {
     }
 
     /// The path condition of a target.
-    static func path(pattern: PathPattern) -> RequestMatcher {
+    static func path(pattern: StubTarget.PathPattern) -> RequestMatcher {
         RequestMatcher(
             Condition(
                 "path \(pattern)", read: \.path, verdict: { path in pattern.match(path).map { Captures(pathParameters: $0) } },

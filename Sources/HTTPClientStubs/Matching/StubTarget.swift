@@ -72,3 +72,110 @@ public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStri
         otherConditions.reduce(RequestMatcher.path(pattern: path), &&)
     }
 }
+
+extension StubTarget {
+    /// How a target matches a URL path: exactly, by prefix, or by a template with captures
+    /// (`"/users/{id}"` captures `id` into ``RecordedRequest/pathParameters``).
+    struct PathPattern: Sendable, Hashable, CustomStringConvertible {
+        enum Kind: Sendable, Hashable {
+            case exact(String)
+            case prefix(String)
+            case template([Segment])
+        }
+
+        enum Segment: Sendable, Hashable {
+            case literal(String)
+            case capture(String)
+        }
+
+        let kind: Kind
+        let description: String
+
+        /// An exact path, or a template when it contains `{name}` segments.
+        init(_ pattern: String) {
+            description = pattern
+            if pattern.contains("{") {
+                kind = .template(
+                    pattern.split(separator: "/", omittingEmptySubsequences: false).map { part in
+                        if part.hasPrefix("{"), part.hasSuffix("}"), part.count > 2 {
+                            return .capture(String(part.dropFirst().dropLast()))
+                        }
+                        return .literal(String(part))
+                    })
+            } else {
+                kind = .exact(pattern)
+            }
+        }
+
+        /// Exactly `path`, even when it contains `{` (a recorded path is never a template).
+        static func exact(_ path: String) -> PathPattern {
+            PathPattern(kind: .exact(path), description: path)
+        }
+
+        /// Paths that start with `prefix`.
+        static func prefix(_ prefix: String) -> PathPattern {
+            PathPattern(kind: .prefix(prefix), description: "\(prefix)*")
+        }
+
+        private init(kind: Kind, description: String) {
+            self.kind = kind
+            self.description = description
+        }
+
+        /// The exact path, when this pattern is one: what the registry indexes on.
+        var exactPath: String? {
+            if case .exact(let path) = kind { return path }
+            return nil
+        }
+
+        /// The leading whole segments every matching path starts with, when the pattern fixes
+        /// any: `/v1/users` for `/v1/users/{id}` and for the prefix `/v1/users/`, `/v1` for the
+        /// prefix `/v1/us`, nil for `/{kind}/1` or the prefix `/v`. Lets the registry index
+        /// templates and prefixes: a thousand templates that share their first segment
+        /// (`/v1/res{N}/{id}`) still land in a thousand buckets.
+        var fixedLeadingSegments: String? {
+            let literals: [Substring]
+            switch kind {
+            case .exact:
+                return nil
+            case .template(let segments):
+                // After the empty segment before the leading "/", the literals up to the first
+                // capture, never the last segment (a whole path is not a prefix of itself).
+                guard segments.first == .literal("") else { return nil }
+                literals = segments.dropFirst().dropLast().prefix { if case .literal = $0 { true } else { false } }.map {
+                    if case .literal(let text) = $0 { Substring(text) } else { "" }
+                }
+            case .prefix(let prefix):
+                // "/v1/users/x" fixes "v1" and "users": only segments a "/" follows are whole.
+                let parts = prefix.split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count > 2, parts[0].isEmpty else { return nil }
+                literals = Array(parts.dropFirst().dropLast())
+            }
+            return literals.isEmpty ? nil : "/" + literals.joined(separator: "/")
+        }
+
+        /// The captures when `path` matches (empty for exact and prefix patterns), else `nil`.
+        func match(_ path: String) -> [String: String]? {
+            switch kind {
+            case .exact(let expected):
+                return path == expected ? [:] : nil
+            case .prefix(let prefix):
+                return path.hasPrefix(prefix) ? [:] : nil
+            case .template(let segments):
+                let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count == segments.count else { return nil }
+                var captures: [String: String] = [:]
+                for (segment, part) in zip(segments, parts) {
+                    switch segment {
+                    case .literal(let literal):
+                        guard literal == part else { return nil }
+                    case .capture(let name):
+                        guard !part.isEmpty else { return nil }
+                        captures[name] = String(part)
+                    }
+                }
+                return captures
+            }
+        }
+    }
+}

@@ -9,7 +9,7 @@ extension StubIndex {
             /// An exact path and query (`RequestMatcher.queryKey`): one bucket per query variant.
             case pathAndQuery(String, String)
             case path(String)
-            /// ``PathPattern/fixedLeadingSegments`` (`/v1/users` for `/v1/users/{id}`), by its
+            /// ``StubTarget/PathPattern/fixedLeadingSegments`` (`/v1/users` for `/v1/users/{id}`), by its
             /// number in the index's ``LeadingSegments``.
             case leadingSegments(Int)
         }

@@ -2,7 +2,7 @@ import HTTPClient
 
 extension StubIndex {
     /// The fixed leading segments of the registered templates and prefixes
-    /// (``PathPattern/fixedLeadingSegments``), as a tree of segments: the ones a request's path
+    /// (``StubTarget/PathPattern/fixedLeadingSegments``), as a tree of segments: the ones a request's path
     /// starts with are found in one pass over the path, each segment hashed once. Listing every
     /// prefix of the path and looking each up cost time quadratic in the path's length (a 100 KB
     /// path of short segments took seconds).
