@@ -74,7 +74,10 @@ public struct RetryPolicy: Sendable {
             return nil
         case .failure(let error):
             if let response = error.response {
-                guard case .unacceptableStatus = error, retryableStatusCodes.contains(response.statusCode) else { return nil }
+                // A rejected status, whether the validation returned false or threw; never a
+                // response that passed and could not be decoded.
+                if case .decodingFailed = error { return nil }
+                guard retryableStatusCodes.contains(response.statusCode) else { return nil }
                 if honorsRetryAfter, let retryAfter = Self.retryAfter(response.headers["Retry-After"], now: now) {
                     return capped(retryAfter)
                 }
