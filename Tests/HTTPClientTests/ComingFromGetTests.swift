@@ -97,6 +97,35 @@ struct ComingFromGetTests {
         #expect(error?.description.contains("Name taken") == true)
     }
 
+    /// The retry policy goes by the status, whether the validation returned false or threw.
+    @Test func aStatusTheValidationThrowsForIsRetriedLikeARejectedOne() async throws {
+        struct Unavailable: Error {}
+        session.enqueue(.status(503), .text("ok"))
+        var client = self.client
+        client.retryPolicy = RetryPolicy(maximumAttempts: 2)
+        client.scheduler = ImmediateScheduler()
+        client.validation = HTTPClient.Validation { response in
+            if response.statusCode == 503 { throw Unavailable() }
+            return true
+        }
+        #expect(try await client.send(.get("x")).text == "ok")
+        #expect(session.requests.count == 2)
+    }
+
+    @Test func thePolicyRetriesARejectedStatusButNotAnUndecodableBody() {
+        let policy = RetryPolicy(maximumAttempts: 2, jitter: 0)
+        let response = HTTPClient.Response<Data>(statusCode: 503)
+        struct Unavailable: Error {}
+        let rejections: [HTTPClientError] = [
+            .unacceptableStatus(response), .validationFailed(response: response, underlying: Unavailable()),
+        ]
+        for rejection in rejections {
+            #expect(policy.delay(after: .failure(rejection), attempt: 1, isIdempotent: true, now: Date(), random: 0) != nil)
+        }
+        let undecodable = HTTPClientError.decodingFailed(type: "User", response: response, underlying: Unavailable())
+        #expect(policy.delay(after: .failure(undecodable), attempt: 1, isIdempotent: true, now: Date(), random: 0) == nil)
+    }
+
     @Test func aValidationThatReturnsFalseStillFailsWithUnacceptableStatus() async throws {
         session.enqueue(.status(200))
         let request = HTTPClient.Request<Data>(method: .get, url: "x", validation: HTTPClient.Validation { _ in false })
