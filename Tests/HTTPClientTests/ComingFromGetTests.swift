@@ -153,6 +153,24 @@ struct ComingFromGetTests {
         #expect(response.text == "short and stout")
     }
 
+    @Test func aDownloadsValidationCanThrowTooKeepingTheBodyAndWritingNothing() async throws {
+        struct QuotaExceeded: Error {}
+        session.enqueue(.text("quota exceeded", status: 403))
+        var client = self.client
+        client.validation = HTTPClient.Validation { response in
+            if response.statusCode == 403 { throw QuotaExceeded() }
+            return true
+        }
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("coming-from-get-\(UUID().uuidString)")
+        let error = await #expect(throws: HTTPClientError.self) { try await client.download(.get("report"), to: destination) }
+        guard case .validationFailed(let response, _ as QuotaExceeded)? = error else {
+            Issue.record("expected validationFailed with QuotaExceeded, got \(String(describing: error))")
+            return
+        }
+        #expect(response.text == "quota exceeded")
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
     // MARK: Per-task delegate
 
     @Test func theRequestsDelegateIsGivenToItsURLSessionTask() async throws {

@@ -204,6 +204,36 @@ struct TokenRefreshTests {
         #expect(stubs.requests.map { $0.headers["Authorization"] } == ["Bearer expired", "Bearer fresh"])
     }
 
+    @Test func hundredsOfConcurrentPostsThatAllGet401RefreshOnceAndAreEachSentTwice() async throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        let rejected = stubs.stub(.post, .prefix("/orders")).respond(.status(401))
+        stubs.stub(.post, .prefix("/orders")).matching(.header("Authorization", "Bearer fresh")).respond(.text("created", status: 201))
+        let refreshes = Locked(0)
+        let requestCount = 200
+        let auth = BearerTokenInterceptor(token: "expired") {
+            refreshes.withLock { $0 += 1 }
+            // Hold the refresh until every request has been rejected, so they all overlap it.
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(10)
+            while rejected.callCount < requestCount, clock.now < deadline { await Task.yield() }
+            return "fresh"
+        }
+        let client = HTTPClient(session: MockURLSession(stubs: stubs), interceptors: [auth])
+
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<requestCount {
+                group.addTask {
+                    try await client.send(.post(try #require(URL(string: "https://h/orders/\(index)")), body: .text("1"))).statusCode
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+
+        #expect(statuses == Array(repeating: 201, count: requestCount))
+        #expect(stubs.requests.count == 2 * requestCount)
+        #expect(refreshes.current == 1)
+    }
+
     @Test func aSecond401AfterTheRefreshIsWhatTheCallerGets() async throws {
         let stubs = StubRegistry(reporting: .disabled)
         stubs.stub(.get, "/me").respond(.status(401))
