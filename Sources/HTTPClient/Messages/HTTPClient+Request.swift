@@ -192,8 +192,9 @@ extension HTTPClient.Request where Value == Data {
 
 extension HTTPClient.Request where Value: Decodable {
     /// A request whose successful response body is decoded from JSON as `Value` with the
-    /// client's ``HTTPClient/decoder`` (sending `Accept: application/json` unless `headers` sets
-    /// one). An empty or undecodable body fails with
+    /// client's ``HTTPClient/decoder`` (sending `Accept: application/json` unless `headers` or
+    /// the client's ``HTTPClient/headers`` set one). An empty body is `nil` when `Value` is optional (`Request<User?>`); otherwise it
+    /// fails, as an undecodable one does, with
     /// ``HTTPClientError/decodingFailed(type:response:underlying:)``.
     ///
     /// - Parameters:
