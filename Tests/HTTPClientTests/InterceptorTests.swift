@@ -99,34 +99,70 @@ struct InterceptorTests {
         #expect(scheduler.delays == [2])
     }
 
-    @Test func interceptorRetriesRespectIdempotencyAndTheAttemptCap() async throws {
+    /// The interceptor knows why it asks (a 401 was refused before the server acted); only
+    /// the retry policy looks at the method.
+    @Test func anInterceptorsRetryIsSentWhateverTheMethod() async throws {
         session.enqueue(.status(409), .text("ok"))
         let client = HTTPClient(session: session, interceptors: [RetryOnce(decision: .retry)], scheduler: scheduler)
-        await #expect(throws: HTTPClientError.self) { try await client.post(url("https://h/x"), body: Data()) }
-        #expect(session.requests.count == 1)
+        #expect(try await client.post(url("https://h/x"), body: Data()).text == "ok")
+        #expect(session.requests.map(\.method) == [.post, .post])
+    }
 
-        struct Always: Interceptor {
-            func retry(
-                _ r: URLRequest, after: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
-            ) async throws -> RetryDecision {
-                .retry
-            }
+    /// An interceptor that asks for a retry after every attempt, up to `limit` attempts.
+    struct Always: Interceptor {
+        var limit = 3
+        var maximumAttempts: Int { limit }
+
+        func retry(
+            _ r: URLRequest, after: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
+        ) async throws -> RetryDecision {
+            .retry
         }
-        session.removeAllRecords()
-        session.nextResponse = HTTPURLResponse(url: url("https://h/x"), statusCode: 500, httpVersion: nil, headerFields: nil)
-        // Without a policy, interceptor retries stop at the standard policy's attempts.
-        let unbounded = HTTPClient(session: session, interceptors: [Always()], scheduler: scheduler)
-        await #expect(throws: HTTPClientError.self) { try await unbounded.get(url("https://h/x")) }
-        #expect(session.requests.count == RetryPolicy.standard.maximumAttempts)
+    }
 
-        // With one, at its attempts (a policy that retries nothing itself: only the interceptor asks).
-        session.removeAllRecords()
+    @Test func anInterceptorsRetriesStopAtTheLimitItStatesAndTheErrorSaysSo() async throws {
         session.nextResponse = HTTPURLResponse(url: url("https://h/x"), statusCode: 500, httpVersion: nil, headerFields: nil)
-        let capped = HTTPClient(
-            session: session, interceptors: [Always()],
-            retryPolicy: RetryPolicy(maximumAttempts: 4, retryableStatusCodes: [], retryableErrorCodes: []), scheduler: scheduler)
-        await #expect(throws: HTTPClientError.self) { try await capped.get(url("https://h/x")) }
+        let client = HTTPClient(session: session, interceptors: [Always(limit: 5)], scheduler: scheduler)
+        let error = await #expect(throws: HTTPClientError.self) { try await client.get(url("https://h/x")) }
+        #expect(session.requests.count == 5)
+        guard case .retryLimitReached(let attempts, .unacceptableStatus(let response))? = error else {
+            Issue.record("expected retryLimitReached over the 500, got \(String(describing: error))")
+            return
+        }
+        #expect(attempts == 5)
+        #expect(response.statusCode == 500)
+        #expect(error?.statusCode == 500)
+        #expect(error?.description.contains("maximumAttempts") == true)
+    }
+
+    @Test func anInterceptorsLimitIsItsOwnNotThePolicys() async throws {
+        session.nextResponse = HTTPURLResponse(url: url("https://h/x"), statusCode: 500, httpVersion: nil, headerFields: nil)
+        // A policy that retries nothing itself and allows 2 attempts: the interceptor's 4 rule.
+        let client = HTTPClient(
+            session: session, interceptors: [Always(limit: 4)],
+            retryPolicy: RetryPolicy(maximumAttempts: 2, retryableStatusCodes: [], retryableErrorCodes: []), scheduler: scheduler)
+        await #expect(throws: HTTPClientError.self) { try await client.get(url("https://h/x")) }
         #expect(session.requests.count == 4)
+    }
+
+    @Test func anInterceptorAllowsThreeAttemptsUnlessItSaysOtherwise() async throws {
+        struct Default: Interceptor {}
+        #expect(Default().maximumAttempts == 3)
+        session.nextResponse = HTTPURLResponse(url: url("https://h/x"), statusCode: 500, httpVersion: nil, headerFields: nil)
+        let client = HTTPClient(session: session, interceptors: [Always()], scheduler: scheduler)
+        await #expect(throws: HTTPClientError.self) { try await client.get(url("https://h/x")) }
+        #expect(session.requests.count == 3)
+    }
+
+    @Test func aRequestThatEndsWithoutAnyoneAskingForMoreIsNotReportedAsLimited() async throws {
+        session.enqueue(.status(409), .status(409))
+        let client = HTTPClient(session: session, interceptors: [RetryOnce(decision: .retry)], scheduler: scheduler)
+        let error = await #expect(throws: HTTPClientError.self) { try await client.get(url("https://h/x")) }
+        guard case .unacceptableStatus(let response)? = error else {
+            Issue.record("expected the 409 itself, got \(String(describing: error))")
+            return
+        }
+        #expect(response.statusCode == 409)
     }
 }
 
@@ -153,6 +189,68 @@ struct TokenRefreshTests {
         #expect(stubs.requests.map { $0.headers["Authorization"] } == ["Bearer expired", "Bearer fresh"])
         #expect(refreshes.current == 1)
         #expect(await auth.token == "fresh")
+    }
+
+    /// A 401 is refused before the server acts, so a POST is as safe to send again as a GET.
+    @Test func on401ToAPostTheTokenIsRefreshedOnceAndThePostSentAgain() async throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.post, "/orders").respond(.status(401))
+        stubs.stub(.post, "/orders").matching(.header("Authorization", "Bearer fresh")).respond(.text("created", status: 201))
+        let auth = BearerTokenInterceptor(token: "expired") { "fresh" }
+        let client = HTTPClient(session: MockURLSession(stubs: stubs), interceptors: [auth])
+
+        let response = try await client.send(.post(url("https://h/orders"), body: .text("1 book")))
+        #expect(response.statusCode == 201)
+        #expect(stubs.requests.map { $0.headers["Authorization"] } == ["Bearer expired", "Bearer fresh"])
+    }
+
+    @Test func hundredsOfConcurrentPostsThatAllGet401RefreshOnceAndAreEachSentTwice() async throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        let rejected = stubs.stub(.post, .prefix("/orders")).respond(.status(401))
+        stubs.stub(.post, .prefix("/orders")).matching(.header("Authorization", "Bearer fresh")).respond(.text("created", status: 201))
+        let refreshes = Locked(0)
+        let requestCount = 200
+        let auth = BearerTokenInterceptor(token: "expired") {
+            refreshes.withLock { $0 += 1 }
+            // Hold the refresh until every request has been rejected, so they all overlap it.
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(10)
+            while rejected.callCount < requestCount, clock.now < deadline { await Task.yield() }
+            return "fresh"
+        }
+        let client = HTTPClient(session: MockURLSession(stubs: stubs), interceptors: [auth])
+
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<requestCount {
+                group.addTask {
+                    try await client.send(.post(try #require(URL(string: "https://h/orders/\(index)")), body: .text("1"))).statusCode
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+
+        #expect(statuses == Array(repeating: 201, count: requestCount))
+        #expect(stubs.requests.count == 2 * requestCount)
+        #expect(refreshes.current == 1)
+    }
+
+    @Test func aSecond401AfterTheRefreshIsWhatTheCallerGets() async throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "/me").respond(.status(401))
+        let refreshes = Locked(0)
+        let auth = BearerTokenInterceptor(token: "expired") {
+            refreshes.withLock { $0 += 1 }
+            return "also-rejected"
+        }
+        let client = HTTPClient(session: MockURLSession(stubs: stubs), interceptors: [auth])
+        let error = await #expect(throws: HTTPClientError.self) { try await client.get(url("https://h/me")) }
+        guard case .unacceptableStatus(let response)? = error else {
+            Issue.record("expected the 401, got \(String(describing: error))")
+            return
+        }
+        #expect(response.statusCode == 401)
+        #expect(stubs.requests.count == 2)
+        #expect(refreshes.current == 1)
     }
 
     @Test func ifTheRefreshFailsTheOriginal401Surfaces() async throws {

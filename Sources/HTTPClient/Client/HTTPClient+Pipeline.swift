@@ -5,8 +5,9 @@ import Foundation
 extension HTTPClient {
     /// Sends one prepared request and reports it to ``onEvent``: every whole-body API ends up
     /// here (streams, downloads and uploads go through ``measuredAttempt(_:number:head:_:)``).
+    /// `delegate` is the request's ``Request/delegate``, given to the task before it starts.
     func startAttempt(
-        _ urlRequest: URLRequest, validation: Validation, attempt: Int,
+        _ urlRequest: URLRequest, validation: Validation, attempt: Int, delegate: (any URLSessionTaskDelegate)?,
         completion: @escaping @Sendable (Result<Response<Data>, HTTPClientError>) -> Void
     ) -> any URLSessionDataTaskProtocol {
         let onEvent = self.onEvent
@@ -17,6 +18,9 @@ extension HTTPClient {
             onEvent?(HTTPClientEvent(urlRequest: urlRequest, result: result, attempt: attempt, redaction: redaction, started: started))
             completion(result)
         }
+        // A session that wraps another (a cassette) hands back the real task, so the delegate
+        // reaches it through the wrapper.
+        if let delegate, let task = task as? URLSessionTask { task.delegate = delegate }
         task.resume()
         return task
     }
@@ -41,12 +45,16 @@ extension HTTPClient {
     }
 
     /// One attempt as an `async` call that cancels its data task when the Swift task is cancelled.
-    func attempt(_ urlRequest: URLRequest, validation: Validation, number: Int) async -> Result<Response<Data>, HTTPClientError> {
+    func attempt(
+        _ urlRequest: URLRequest, validation: Validation, number: Int, delegate: (any URLSessionTaskDelegate)?
+    ) async -> Result<Response<Data>, HTTPClientError> {
         if Task.isCancelled { return .failure(.cancelled) }
         let cancellation = TaskCancellation()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response<Data>, HTTPClientError>, Never>) in
-                let task = startAttempt(urlRequest, validation: validation, attempt: number) { continuation.resume(returning: $0) }
+                let task = startAttempt(urlRequest, validation: validation, attempt: number, delegate: delegate) {
+                    continuation.resume(returning: $0)
+                }
                 cancellation.register(task)
             }
         } onCancel: {
@@ -74,7 +82,7 @@ extension HTTPClient {
     func run<Value>(_ request: Request<Value>) async -> Result<Response<Value>, HTTPClientError> {
         let decoder = self.decoder
         return await run(request) { urlRequest, validation, number in
-            await attempt(urlRequest, validation: validation, number: number)
+            await attempt(urlRequest, validation: validation, number: number, delegate: request.delegate)
         }.flatMap { Self.decoded($0, request.decoding, decoder) }
     }
 
@@ -93,8 +101,8 @@ extension HTTPClient {
         }
         let interceptors = interceptors(of: request)
         let policy = request.retryPolicy ?? retryPolicy
-        // Interceptor retries obey the same limits as the policy's own: its attempts and its
-        // longest delay (the standard policy's without one).
+        // An interceptor's delay is capped like the policy's own (the standard policy's
+        // without one); its number of attempts is the interceptor's to state.
         let limits = policy ?? .standard
         let validation = request.validation ?? self.validation
         // The method as sent: a `configure` closure may have changed it (a GET made a POST must
@@ -116,9 +124,19 @@ extension HTTPClient {
             let result = Result<Response<Data>, HTTPClientError>.failure(failure)
 
             var delay: TimeInterval?
+            // Whether an interceptor asked for a retry its own limit did not allow: if nothing
+            // else retries, the error says so rather than ending as if nobody had asked.
+            var refusedByLimit = false
             do {
+                // Whatever the method: an interceptor knows why it asks (a 401 refused before
+                // the server acted); idempotency is the retry policy's concern.
                 for interceptor in interceptors where delay == nil {
-                    switch try await interceptor.retry(urlRequest, after: result, attempt: number) {
+                    let decision = try await interceptor.retry(urlRequest, after: result, attempt: number)
+                    if decision != .doNotRetry, number >= interceptor.maximumAttempts {
+                        refusedByLimit = true
+                        continue
+                    }
+                    switch decision {
                     case .doNotRetry: break
                     case .retry: delay = 0
                     case .retryAfter(let seconds): delay = limits.capped(seconds)
@@ -127,13 +145,14 @@ extension HTTPClient {
             } catch {
                 return .failure(Task.isCancelled ? .cancelled : .interceptorFailed(error))
             }
-            if delay != nil, !isIdempotent || number >= limits.maximumAttempts { delay = nil }
             if delay == nil, let policy {
                 delay = policy.delay(
                     after: result, attempt: number, isIdempotent: isIdempotent,
                     now: scheduler.now(), random: Double.random(in: 0...1))
             }
-            guard let delay else { return outcome }
+            guard let delay else {
+                return refusedByLimit ? .failure(.retryLimitReached(attempts: number, last: failure)) : outcome
+            }
             do {
                 try await scheduler.sleep(seconds: delay)
             } catch {

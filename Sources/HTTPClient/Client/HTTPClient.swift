@@ -105,7 +105,7 @@ public struct HTTPClient: Sendable {
         }
         let decoder = self.decoder
         let decoding = request.decoding
-        return startAttempt(urlRequest, validation: request.validation ?? validation, attempt: 1) { result in
+        return startAttempt(urlRequest, validation: request.validation ?? validation, attempt: 1, delegate: request.delegate) { result in
             completion(result.flatMap { Self.decoded($0, decoding, decoder) })
         }
     }
@@ -125,7 +125,7 @@ public struct HTTPClient: Sendable {
             return .failure(HTTPClientError(transportError: error, url: request.url))
         }
         return Self.response(response, body: data, request: request).flatMap { response in
-            validation.accepts(response) ? .success(response) : .failure(.unacceptableStatus(response))
+            validation.rejection(of: response).map { .failure($0.error(for: response)) } ?? .success(response)
         }
     }
 

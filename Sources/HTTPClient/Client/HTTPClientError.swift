@@ -26,8 +26,15 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     /// The response failed validation (by default: a status outside 2xx). The whole response,
     /// body included, is kept.
     case unacceptableStatus(HTTPClient.Response<Data>)
+    /// The ``HTTPClient/Validation`` threw `underlying` (the app's own error, for one) for this
+    /// response, rejecting it. The whole response, body included, is kept.
+    case validationFailed(response: HTTPClient.Response<Data>, underlying: any Error)
     /// The response body could not be decoded as `type`.
     case decodingFailed(type: String, response: HTTPClient.Response<Data>, underlying: any Error)
+    /// An ``Interceptor`` asked to send the request again after attempt number `attempts`, the
+    /// most its ``Interceptor/maximumAttempts`` allows, so it was not sent: `last` is how that
+    /// attempt failed (its ``response`` and ``statusCode`` are this error's).
+    indirect case retryLimitReached(attempts: Int, last: HTTPClientError)
     /// An ``Interceptor`` threw; the error is what it threw.
     case interceptorFailed(any Error)
     /// The session failed with an error of its own, not a URL loading error, kept as it was
@@ -43,7 +50,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     /// The response, for the cases that have one.
     public var response: HTTPClient.Response<Data>? {
         switch self {
-        case .unacceptableStatus(let response), .decodingFailed(_, let response, _): response
+        case .unacceptableStatus(let response), .validationFailed(let response, _), .decodingFailed(_, let response, _): response
+        case .retryLimitReached(_, let last): last.response
         default: nil
         }
     }
@@ -63,6 +71,10 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
         switch self {
         case .encodingFailed(_, let error), .decodingFailed(_, _, let error), .interceptorFailed(let error), .session(let error):
             error
+        case .validationFailed(_, let error):
+            error
+        case .retryLimitReached(_, let last):
+            last
         case .transport(let error):
             error
         case .file(let error):
@@ -97,6 +109,12 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
         case .unacceptableStatus(let response):
             return "HTTP \(response.statusCode) from \(response.redactedURL(redaction))"
                 + response.bodyExcerpt(prefix: ": ", response.hidingItsCredentials(redaction))
+        case .validationFailed(let response, let underlying):
+            return "HTTP \(response.statusCode) from \(response.redactedURL(redaction)) failed validation: \(underlying)"
+                + response.bodyExcerpt(prefix: ". Body: ", response.hidingItsCredentials(redaction))
+        case .retryLimitReached(let attempts, let last):
+            return "An interceptor asked for a retry after attempt \(attempts), the most its maximumAttempts allows, "
+                + "so none was sent. The last attempt: \(last)"
         case .interceptorFailed(let underlying):
             return "An interceptor failed: \(underlying)"
         case .session(let underlying):

@@ -7,6 +7,10 @@ extension HTTPClient {
         /// Raw bytes, with an optional content type.
         case data(Data, contentType: String? = nil)
         /// A value encoded with the client's ``HTTPClient/encoder``; `Content-Type: application/json`.
+        ///
+        /// A nil optional (`.json(user)` with `user: User? = nil`) sends no body and no
+        /// `Content-Type`, rather than the four bytes `null`; a server that wants them gets
+        /// `.data(Data("null".utf8), contentType: "application/json")`.
         case json(any Encodable & Sendable)
 
         /// UTF-8 text; `Content-Type: text/plain; charset=utf-8` unless another is given.

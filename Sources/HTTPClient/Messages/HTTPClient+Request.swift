@@ -54,6 +54,17 @@ extension HTTPClient {
         /// request.configure = { $0.cachePolicy = .reloadIgnoringLocalCacheData }
         /// ```
         public var configure: (@Sendable (inout URLRequest) -> Void)?
+        /// A delegate for this request's task alone, as kean/Get's `send(_:delegate:)` takes one:
+        /// its metrics, authentication challenges and redirect decisions, beside the session's
+        /// delegate. Set on each attempt's `URLSessionTask` (its `delegate` property, what
+        /// `URLSession.data(for:delegate:)` sets) before it starts, for ``HTTPClient/send(_:)``
+        /// and ``HTTPClient/send(_:completion:)``; streams, downloads and uploads do not use it.
+        ///
+        /// - Important: Apple platforms only. swift-corelibs-foundation (Linux) stores a task's
+        ///   `delegate` but never calls it: every task event goes to the session's own delegate,
+        ///   and `data(for:delegate:)` ignores its argument. A session that makes no
+        ///   `URLSessionTask` (`MockURLSession`) ignores it too.
+        public var delegate: (any URLSessionTaskDelegate)?
 
         /// Turns the raw response into the value; sets `Accept: application/json` when it decodes.
         let decoding: Decoding<Value>
@@ -181,8 +192,9 @@ extension HTTPClient.Request where Value == Data {
 
 extension HTTPClient.Request where Value: Decodable {
     /// A request whose successful response body is decoded from JSON as `Value` with the
-    /// client's ``HTTPClient/decoder`` (sending `Accept: application/json` unless `headers` sets
-    /// one). An empty or undecodable body fails with
+    /// client's ``HTTPClient/decoder`` (sending `Accept: application/json` unless `headers` or
+    /// the client's ``HTTPClient/headers`` set one). An empty body is `nil` when `Value` is optional (`Request<User?>`); otherwise it
+    /// fails, as an undecodable one does, with
     /// ``HTTPClientError/decodingFailed(type:response:underlying:)``.
     ///
     /// - Parameters:
@@ -284,8 +296,8 @@ extension HTTPClient {
         if request.decoding.acceptsJSON, !headers.contains("Accept") {
             headers["Accept"] = "application/json"
         }
-        if let body = request.body {
-            let (data, contentType) = try encode(body)
+        if let body = request.body, let encoded = try encode(body) {
+            let (data, contentType) = encoded
             urlRequest.httpBody = data
             if let contentType, !headers.contains("Content-Type") {
                 headers["Content-Type"] = contentType
@@ -304,11 +316,13 @@ extension HTTPClient {
         return urlRequest
     }
 
-    private func encode(_ body: Body) throws(HTTPClientError) -> (Data, contentType: String?) {
+    /// The bytes and content type of `body`; `nil` for a nil optional as ``Body/json(_:)``.
+    private func encode(_ body: Body) throws(HTTPClientError) -> (Data, contentType: String?)? {
         switch body {
         case .data(let data, let contentType):
             return (data, contentType)
         case .json(let value):
+            if let optional = value as? any OptionalValue, optional.isAbsent { return nil }
             do {
                 return (try encoder.encode(value), "application/json")
             } catch {

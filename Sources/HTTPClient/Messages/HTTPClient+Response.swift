@@ -39,12 +39,19 @@ extension HTTPClient {
         /// - Parameters:
         ///   - type: The type to decode.
         ///   - decoder: The decoder; a plain `JSONDecoder` by default.
+        /// An empty body (a 204, or a 200 with no bytes) is `nil` when `type` is optional
+        /// (`User?`), as a JSON `null` is.
+        ///
         /// - Throws: ``HTTPClientError/decodingFailed(type:response:underlying:)``, also when
-        ///   the body is empty (which `JSONDecoder` reports obscurely).
+        ///   the body is empty and `type` is not optional (with an ``EmptyBodyError``, where
+        ///   `JSONDecoder` would report it obscurely).
         public func decode<Decoded: Decodable & Sendable>(
             _ type: Decoded.Type = Decoded.self, using decoder: JSONDecoder = JSONDecoder()
         ) throws(HTTPClientError) -> Decoded {
             guard !body.isEmpty else {
+                if let optional = Decoded.self as? any OptionalValue.Type, let absent = optional.absent as? Decoded {
+                    return absent
+                }
                 throw .decodingFailed(type: String(describing: Decoded.self), response: raw, underlying: EmptyBodyError())
             }
             do {

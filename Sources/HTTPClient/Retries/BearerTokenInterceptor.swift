@@ -1,8 +1,9 @@
 import Foundation
 
 /// Adds `Authorization: Bearer <token>` to every request and, when a response is 401, refreshes
-/// the token once and sends the request again with the new one. If the refresh fails, the
-/// original 401 is what the caller gets.
+/// the token once and sends the request again with the new one, whatever the method (a 401 is
+/// refused before the server acts, so a POST is safe to send again). If the refresh fails, or the
+/// new token gets a 401 too, that 401 is what the caller gets.
 ///
 /// Concurrent requests that all get 401 share ONE refresh: the first starts it, the others
 /// wait for its result, and a request that was sent with an outdated token is simply retried.
@@ -27,6 +28,9 @@ public final class BearerTokenInterceptor: Interceptor {
     public var token: String? {
         get async { await tokens.token }
     }
+
+    /// 2: the request, then once more with a refreshed token.
+    public var maximumAttempts: Int { 2 }
 
     public func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest {
         guard let token = await tokens.token else { return request }

@@ -4,7 +4,8 @@ import Foundation
 /// the client (``HTTPClient/retryPolicy``) or a request (``HTTPClient/Request/retryPolicy``).
 ///
 /// Only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS) are retried, unless the request
-/// says it is safe to repeat (``HTTPClient/Request/isIdempotent``). A `Retry-After` header, in
+/// says it is safe to repeat (``HTTPClient/Request/isIdempotent``); an ``Interceptor``'s retries
+/// are the interceptor's to decide. A `Retry-After` header, in
 /// seconds or as an HTTP-date, replaces the backoff; every delay is capped by ``maximumDelay``.
 public struct RetryPolicy: Sendable {
     /// Attempts in all, the first included: 3 means up to two retries.
@@ -51,7 +52,9 @@ public struct RetryPolicy: Sendable {
     /// The defaults: see ``init(maximumAttempts:initialDelay:multiplier:maximumDelay:jitter:retryableStatusCodes:retryableErrorCodes:honorsRetryAfter:)``.
     public static let standard = RetryPolicy()
 
-    /// Never retries: use it to switch retries off for one request.
+    /// Never retries: use it to switch the policy's retries off for one request. An
+    /// interceptor's retries (a token refresh) follow the interceptor's own
+    /// ``Interceptor/maximumAttempts``.
     public static let disabled = RetryPolicy(maximumAttempts: 1)
 
     // MARK: Deciding
@@ -74,7 +77,10 @@ public struct RetryPolicy: Sendable {
             return nil
         case .failure(let error):
             if let response = error.response {
-                guard case .unacceptableStatus = error, retryableStatusCodes.contains(response.statusCode) else { return nil }
+                // A rejected status, whether the validation returned false or threw; never a
+                // response that passed and could not be decoded.
+                if case .decodingFailed = error { return nil }
+                guard retryableStatusCodes.contains(response.statusCode) else { return nil }
                 if honorsRetryAfter, let retryAfter = Self.retryAfter(response.headers["Retry-After"], now: now) {
                     return capped(retryAfter)
                 }

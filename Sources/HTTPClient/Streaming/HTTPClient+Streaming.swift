@@ -57,10 +57,10 @@ extension HTTPClient {
             case .failure(let error):
                 return .failure(error)
             case .success(var head):
-                guard validation.accepts(head) else {
+                if let rejection = validation.rejection(of: head) {
                     // The error carries what a rejected answer says, within a bound.
                     head.body = (try? await chunks.collect(upTo: Self.rejectedStreamBodyLimit)) ?? Data()
-                    return .failure(.unacceptableStatus(head))
+                    return .failure(rejection.error(for: head))
                 }
                 return .success(StreamedResponse(head: head, chunks: chunks))
             }

@@ -193,11 +193,11 @@ extension HTTPClient {
             try? FileManager.default.removeItem(at: file)
             return .failure(error)
         }
-        guard validation.accepts(head) else {
+        if let rejection = validation.rejection(of: head) {
             // The error carries what a rejected answer says, within a bound; the file goes.
             head.body = (try? FileHandle(forReadingFrom: file)).flatMap { try? $0.read(upToCount: rejectedStreamBodyLimit) } ?? Data()
             try? FileManager.default.removeItem(at: file)
-            return .failure(.unacceptableStatus(head))
+            return .failure(rejection.error(for: head))
         }
         // Whatever the session: a file shorter than its Content-Length is a transfer cut short.
         var size = stat()
