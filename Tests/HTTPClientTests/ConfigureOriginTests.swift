@@ -59,4 +59,14 @@ struct ConfigureOriginTests {
         }
         #expect(request.headers["Authorization"] == "Bearer for-the-other-host")
     }
+
+    @Test func theCompletionStyleAlsoDropsTheClientsAuthorizationOnAnotherHost() throws {
+        session.enqueue(.text("ok"))
+        var request = HTTPClient.Request<Data>.get("me")
+        request.configure = { $0.url = URL(string: "https://other.example.net/me") }
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
+        client().send(request, completion: recorder.record)
+        _ = try #require(recorder.value).get()
+        #expect(session.lastRequest?.headers["Authorization"] == nil)
+    }
 }
