@@ -94,8 +94,9 @@ extension HTTPClient {
         _ request: Request<Value>, attempt: (URLRequest, Validation, Int) async -> Result<Outcome, HTTPClientError>
     ) async -> Result<Outcome, HTTPClientError> {
         let prepared: URLRequest
+        let leftItsOrigin: Bool
         do {
-            prepared = try makeURLRequest(for: request)
+            (prepared, leftItsOrigin) = try makeURLRequest(for: request)
         } catch {
             return .failure(error)
         }
@@ -115,6 +116,7 @@ extension HTTPClient {
                 for interceptor in interceptors {
                     urlRequest = try await interceptor.adapt(urlRequest, attempt: number)
                 }
+                if leftItsOrigin { CredentialScope.restoreCredentials(of: prepared, in: &urlRequest) }
             } catch {
                 return .failure(Task.isCancelled ? .cancelled : .interceptorFailed(error))
             }

@@ -98,7 +98,7 @@ public struct HTTPClient: Sendable {
         }
         let urlRequest: URLRequest
         do {
-            urlRequest = try makeURLRequest(for: request)
+            (urlRequest, _) = try makeURLRequest(for: request)
         } catch {
             completion(.failure(error))
             return FinishedTask()

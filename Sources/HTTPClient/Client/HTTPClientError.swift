@@ -11,7 +11,7 @@ import Foundation
 ///     print(error)                                      // says what happened and where
 /// }
 /// ```
-public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
+public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, CustomReflectable {
     /// The URL could not be built; `reason` says why.
     case invalidURL(String, reason: String)
     /// The request body could not be encoded.
@@ -129,6 +129,13 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError {
     }
 
     public var errorDescription: String? { description }
+
+    /// What `dump`, `Mirror(reflecting:)` and test failure messages show: the ``description``
+    /// (credentials hidden) and the ``response``, whose own mirror hides them, rather than the
+    /// associated values as they are (a URL or an underlying error may hold a token).
+    public var customMirror: Mirror {
+        Mirror(self, children: ["description": description, "response": response as Any], displayStyle: .enum)
+    }
 
     /// Turns whatever a session reported into the typed error.
     ///

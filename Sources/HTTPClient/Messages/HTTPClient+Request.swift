@@ -47,7 +47,10 @@ extension HTTPClient {
         public var isIdempotent: Bool?
         /// Adjusts the `URLRequest` once it is built (client headers, body and timeout set) and
         /// before the interceptors run: a cache policy, a timeout, a header, without writing an
-        /// interceptor.
+        /// interceptor. The client's credentials stay on the origin the request was built for:
+        /// when the closure moves it to another scheme, host or port, the `Authorization`,
+        /// `Proxy-Authorization` and `Cookie` headers the client added are removed and the
+        /// interceptors cannot add them back; only the ones the closure sets itself are sent.
         ///
         /// ```swift
         /// var request = HTTPClient.Request<Data>.get("feed")
@@ -279,10 +282,11 @@ extension HTTPClient.Request where Value: Decodable {
 // MARK: - Building a URLRequest
 
 extension HTTPClient {
-    /// Turns a ``Request`` into the `URLRequest` the interceptors receive.
+    /// Turns a ``Request`` into the `URLRequest` the interceptors receive, and says whether its
+    /// `configure` closure moved it to another origin (see ``CredentialScope``).
     ///
     /// - Throws: ``HTTPClientError/invalidURL(_:reason:)`` or ``HTTPClientError/encodingFailed(type:underlying:)``.
-    func makeURLRequest<Value>(for request: Request<Value>) throws(HTTPClientError) -> URLRequest {
+    func makeURLRequest<Value>(for request: Request<Value>) throws(HTTPClientError) -> (URLRequest, leftItsOrigin: Bool) {
         let url = try URLBuilder.url(for: request.target, query: request.query, baseURL: baseURL)
         var urlRequest = URLRequest(url: url)
         // GET is URLRequest's default; the setter costs a locale-aware string comparison on
@@ -306,14 +310,16 @@ extension HTTPClient {
         for field in headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        if let configure = request.configure {
-            configure(&urlRequest)
-            guard let configured = urlRequest.url, configured.scheme != nil else {
-                throw .invalidURL(
-                    url.absoluteString, reason: "the request's configure closure left it without an absolute URL, so nothing was sent")
-            }
+        guard let configure = request.configure else { return (urlRequest, false) }
+        let built = urlRequest
+        configure(&urlRequest)
+        guard let configured = urlRequest.url, configured.scheme != nil else {
+            throw .invalidURL(
+                url.absoluteString, reason: "the request's configure closure left it without an absolute URL, so nothing was sent")
         }
-        return urlRequest
+        guard CredentialScope.leavesOrigin(built, urlRequest) else { return (urlRequest, false) }
+        CredentialScope.removeTheClientsCredentials(from: &urlRequest, builtAs: built)
+        return (urlRequest, true)
     }
 
     /// The bytes and content type of `body`; `nil` for a nil optional as ``Body/json(_:)``.

@@ -125,7 +125,11 @@ extension HTTPClient.Response: CustomStringConvertible, CustomDebugStringConvert
         return lines.joined(separator: "\n")
     }
 
-    /// What `dump` and test failure messages show: the request sent with its credentials hidden.
+    /// What `dump`, `Mirror(reflecting:)` and test failure messages show, with what
+    /// ``description`` hides hidden here too: the URL, headers and request sent with their
+    /// credentials hidden, and the body redacted (its text, as ``Redaction/redacted(body:contentType:)``
+    /// gives it). The decoded value is not shown, only its type: it came from the body, and a
+    /// value of any type cannot be redacted (a token field is a token field in the body too).
     public var customMirror: Mirror {
         let redaction = hidingItsCredentials(.standard)
         let request = self.request.map { sent -> String in
@@ -136,8 +140,17 @@ extension HTTPClient.Response: CustomStringConvertible, CustomDebugStringConvert
         return Mirror(
             self,
             children: [
-                "value": value as Any, "statusCode": statusCode, "headers": redaction.redacted(headers), "body": body,
+                "value": "\(Value.self), decoded from the body", "statusCode": statusCode,
+                "headers": redaction.redacted(headers), "body": redactedBodyText(redaction),
                 "url": redaction.redacted(url: url) as Any, "request": request as Any,
             ], displayStyle: .struct)
+    }
+}
+
+extension HTTPClient.Response {
+    /// The body as text with `redaction` applied, or its size when it is not UTF-8 text.
+    fileprivate func redactedBodyText(_ redaction: Redaction) -> String {
+        let redacted = redaction.redacted(body: body, contentType: headers["Content-Type"])
+        return String(bytes: redacted, encoding: .utf8) ?? "\(body.count) bytes, not text"
     }
 }

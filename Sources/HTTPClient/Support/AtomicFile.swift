@@ -63,6 +63,58 @@ package enum AtomicFile {
         }
     }
 
+    /// Why a path cannot be replaced as a file (``replaceableFile(at:createsFolder:)``).
+    package enum Refusal: Error, Equatable, CustomStringConvertible {
+        /// What is there, or what the symbolic link there points to, is not a regular file:
+        /// `missing` (or `unusable`) for a link to nothing.
+        case notARegularFile(FileKind)
+        /// The folder it would go in does not exist, and is not to be created.
+        case missingFolder
+        /// The system would not say what is there, or resolve the link; its reason.
+        case unusable(String)
+
+        package var description: String {
+            switch self {
+            case .notARegularFile(.missing), .notARegularFile(.unusable), .notARegularFile(.symbolicLink):
+                "it is a symbolic link to nothing"
+            case .notARegularFile(let kind): "it is \(kind), not a regular file"
+            case .missingFolder: "its folder does not exist"
+            case .unusable(let reason): reason
+            }
+        }
+    }
+
+    /// The file that replacing `url` writes: `url` itself when nothing is there yet or a
+    /// regular file is, or the target of a symbolic link to a regular file, so that the link
+    /// stays a link (rename(2) over the link would put a file in its place). Anything else is
+    /// refused: a directory, a FIFO (reading one blocks), a device, a socket, a link to nothing
+    /// or to one of those.
+    ///
+    /// - Parameters:
+    ///   - url: The file to replace (or create).
+    ///   - createsFolder: A missing folder will be created; otherwise it is refused.
+    package static func replaceableFile(at url: URL, createsFolder: Bool) throws(Refusal) -> URL {
+        let path = url.path
+        switch FileKind(at: path, followingLinks: false) {
+        case .regular:
+            return url
+        case .missing:
+            let parent = url.deletingLastPathComponent().path
+            guard createsFolder || FileKind(at: parent, followingLinks: true) == .directory else { throw .missingFolder }
+            return url
+        case .unusable(let reason):
+            throw .unusable(reason)
+        case .symbolicLink:
+            let target = FileKind(at: path, followingLinks: true)
+            guard target == .regular else { throw .notARegularFile(target) }
+        case let other:
+            throw .notARegularFile(other)
+        }
+        guard let resolved = realpath(path, nil) else { throw .unusable(FileKind.systemReason()) }
+        defer { free(resolved) }
+        return URL(fileURLWithPath: String(cString: resolved))
+    }
+
     /// A new name for a temporary file in `url`'s folder (hidden, unique), so that renaming it
     /// over `url` stays on one file system.
     private static func temporaryFile(beside url: URL) -> URL {

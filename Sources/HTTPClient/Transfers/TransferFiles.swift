@@ -12,31 +12,17 @@ enum TransferFiles {
         guard TransferFiles.namesAFile(destination) else {
             throw TransferFileError(.downloadDestination, path: destination.absoluteString, problem: .notAFileURL)
         }
-        let path = destination.path
-        func refuse(_ problem: TransferFileError.Problem) -> TransferFileError {
-            TransferFileError(.downloadDestination, path: path, problem: problem)
+        do {
+            return try AtomicFile.replaceableFile(at: destination, createsFolder: false)
+        } catch {
+            let problem: TransferFileError.Problem =
+                switch error {
+                case .notARegularFile(let kind): .notARegularFile(TransferFileError.Kind(notRegular: kind))
+                case .missingFolder: .missingFolder
+                case .unusable(let reason): .unwritable(reason: reason)
+                }
+            throw TransferFileError(.downloadDestination, path: destination.path, problem: problem)
         }
-        switch FileKind(at: path, followingLinks: false) {
-        case .regular:
-            return destination
-        case .missing:
-            let parent = destination.deletingLastPathComponent().path
-            guard FileKind(at: parent, followingLinks: true) == .directory else { throw refuse(.missingFolder) }
-            return destination
-        case .unusable(let reason):
-            throw refuse(.unwritable(reason: reason))
-        case .symbolicLink:
-            switch FileKind(at: path, followingLinks: true) {
-            case .regular: break
-            case .missing, .unusable: throw refuse(.notARegularFile(.danglingSymlink))
-            case let target: throw refuse(.notARegularFile(TransferFileError.Kind(notRegular: target)))
-            }
-        case let other:
-            throw refuse(.notARegularFile(TransferFileError.Kind(notRegular: other)))
-        }
-        guard let resolved = realpath(path, nil) else { throw refuse(.unwritable(reason: FileKind.systemReason())) }
-        defer { free(resolved) }
-        return URL(fileURLWithPath: String(cString: resolved))
     }
 
     /// Whether `url` can name a file here: a `file:` URL (`path` ignores the scheme, so

@@ -118,9 +118,10 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public var body: Data { capture.body }
     /// Values captured by a path template such as `/users/{id}` of the stub that answered.
     public internal(set) var pathParameters: [String: String] = [:]
-    /// Where the answer came from (a stub's responses, a file, a recorded interaction), on the
-    /// requests in a stub's ``Stub/calls``. The registry's log (``StubRegistry/requests``) keeps
-    /// each request as it arrived, before any stub was chosen: there it is `nil`.
+    /// Where the answer came from (a stub's responses, a file, a recorded interaction, the
+    /// network), in the registry's log (``StubRegistry/requests``) and in a stub's
+    /// ``Stub/calls`` alike; `nil` for a request nothing answered (it matched no stub, or its
+    /// body could not be read).
     public internal(set) var answerSource: AnswerSource?
     /// Arrival order in the registry that recorded it (0 for the first request).
     package internal(set) var sequenceNumber = 0

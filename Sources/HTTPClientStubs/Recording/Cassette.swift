@@ -230,6 +230,11 @@ public struct Cassette: Sendable, Equatable {
     /// - Throws: ``CassetteError`` naming the file when it cannot be read, is not a cassette,
     ///   or has a version this library does not know.
     public init(contentsOf url: URL) throws(CassetteError) {
+        // Checked before opening it: reading a FIFO would block, a directory or a device is no cassette.
+        switch FileKind(at: url.path, followingLinks: true) {
+        case .regular, .missing, .unusable: break
+        case let kind: throw .unreadable(file: url.path, reason: AtomicFile.Refusal.notARegularFile(kind).description)
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -310,7 +315,9 @@ public struct Cassette: Sendable, Equatable {
 
     /// Writes the cassette atomically: to a temporary file beside `url`, then renamed over it,
     /// so a crash leaves either the old cassette or the new one, never half of one. A cassette
-    /// that exists keeps its permissions (a 0600 cassette stays 0600).
+    /// that exists keeps its permissions (a 0600 cassette stays 0600); a symbolic link to a
+    /// cassette stays a link, and its target is replaced. A directory, a FIFO, a device or a
+    /// link to nothing at `url` is refused, and nothing is written.
     ///
     /// - Parameters:
     ///   - url: The cassette file.
@@ -319,10 +326,21 @@ public struct Cassette: Sendable, Equatable {
     ///     and the error names the interaction and the place.
     public func write(to url: URL, refusing redaction: Redaction = .none) throws(CassetteError) {
         try checkNothingLeaks(redaction, file: url.path)
+        let target = try Self.writableFile(url)
         do {
-            try StreamedBodies.write(self, to: url)
+            try StreamedBodies.write(self, to: target)
         } catch {
             throw .unwritable(file: url.path, reason: SystemReason(error).description)
+        }
+    }
+
+    /// The file writing a cassette to `url` replaces (the target of a link to one), or
+    /// ``CassetteError/unwritable(file:reason:)`` saying what is at `url` instead.
+    static func writableFile(_ url: URL) throws(CassetteError) -> URL {
+        do {
+            return try AtomicFile.replaceableFile(at: url, createsFolder: true)
+        } catch {
+            throw .unwritable(file: url.path, reason: error.description)
         }
     }
 

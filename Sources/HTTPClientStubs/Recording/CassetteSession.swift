@@ -71,7 +71,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     ///   - line: See `fileID`.
     ///   - column: See `fileID`.
     /// - Throws: ``CassetteError`` for a missing (in mode `none`), corrupt or unknown-version
-    ///   cassette, naming the file.
+    ///   cassette, or a path that is not a regular file (nor a link to one), naming the file.
     public init(
         file: URL,
         mode: RecordMode,
@@ -110,6 +110,8 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
             (records, replays) = (true, false)
         }
         let cassette = replays && exists ? try Cassette(contentsOf: file) : Cassette()
+        // A cassette that cannot be written fails here, not at the first exchange recorded.
+        if records { _ = try Cassette.writableFile(file) }
         recorder = CassetteRecorder(
             upstream: upstream, file: file, cassette: cassette, redaction: redaction, records: records
         ) { [stubs] interaction, index in

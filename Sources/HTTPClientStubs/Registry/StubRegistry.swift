@@ -250,14 +250,19 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
             switch order {
             case .stubs:
                 if let (stub, response, matched) = claimNewestMatch(request) {
+                    noteAnswered(matched)
                     return .respond(response.resolved(for: matched), request: matched, stub: stub)
                 }
             case .queued, .canned, .defaultAnswer:
                 if let (stub, response, matched) = claimFallback(request, in: order) {
+                    noteAnswered(matched)
                     return .respond(response.resolved(for: matched), request: matched, stub: stub)
                 }
             case .passThrough:
                 if state.withLock({ $0.passthrough }).contains(where: { $0.matches(request) }) {
+                    var forwarded = request
+                    forwarded.answerSource = .passThrough
+                    noteAnswered(forwarded)
                     return .passthrough(request.urlRequest)
                 }
             case .unmatched:
@@ -270,6 +275,16 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
             reporting.report(report.description, report.nearestStubLocation ?? location, createdInSwiftTesting)
         }
         return .unmatched(UnmatchedRequestError(report: report))
+    }
+
+    /// Puts `answered` (where its answer came from, the path parameters of the stub that
+    /// answered) in the log, in place of the request as it arrived: the log and a stub's
+    /// ``Stub/calls`` tell the same story. A log forgotten since then is left alone.
+    private func noteAnswered(_ answered: RecordedRequest) {
+        state.withLock { state in
+            guard let index = state.requests.lastIndex(where: { $0.sequenceNumber == answered.sequenceNumber }) else { return }
+            state.requests[index] = answered
+        }
     }
 
     /// The stub that would answer `request` now, without taking a response or recording a call

@@ -23,4 +23,33 @@ struct AnswerSourceTests {
         #expect(body == Data("[]".utf8))
         #expect(users.calls.map(\.answerSource) == [.stub])
     }
+
+    @Test func theRegistrysLogSaysWhereEachAnswerCameFrom() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/users").respond(.text("[]"))
+        _ = try await MockURLSession(stubs: stubs).data(for: request("GET", "https://h/users"))
+        #expect(stubs.requests.map(\.answerSource) == [.stub])
+    }
+
+    @Test func aQueuedAnswerIsLoggedAsAStubsAnswer() async throws {
+        let session = MockURLSession()
+        session.enqueue(.text("queued"))
+        _ = try await session.data(for: request("GET", "https://h/users"))
+        #expect(session.requests.map(\.answerSource) == [.stub])
+    }
+
+    @Test func aRequestLetThroughIsLoggedAsAnsweredByTheNetwork() async throws {
+        let upstream = MockURLSession()
+        upstream.enqueue(.text("from the network"))
+        let session = MockURLSession(passthroughSession: upstream)
+        session.stubs.passThrough(.host("h"))
+        _ = try await session.data(for: request("GET", "https://h/users"))
+        #expect(session.requests.map(\.answerSource) == [.passThrough])
+    }
+
+    @Test func anUnmatchedRequestIsLoggedWithoutASource() async throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        _ = try? await MockURLSession(stubs: stubs).data(for: request("GET", "https://h/users"))
+        #expect(stubs.requests.map(\.answerSource) == [nil])
+    }
 }

@@ -87,14 +87,45 @@ struct RedirectTests {
         #expect(target.callCount == 1)
     }
 
-    @Test func authorizationIsNotCarriedToAnotherHost() async throws {
+    /// The headers a request carries into a redirect, the reserved ones and one of its own.
+    static let sentHeaders = [
+        "Authorization": "Bearer secret", "Proxy-Authorization": "Basic cHJveHk6cHc=", "Proxy-Authenticate": "Basic",
+        "WWW-Authenticate": "Basic", "Connection": "close", "Host": "api.example", "Cookie": "sid=by-hand", "X-Trace": "42",
+    ]
+
+    /// Follows a redirect from `https://api.example/file` to `target` with ``sentHeaders`` and
+    /// gives the headers the second hop arrived with.
+    func headersOfTheNextHop(to target: String, on transport: StubTransport) async throws -> [String: String] {
         let stubs = StubRegistry()
-        stubs.stub(.get, "https://api.example/file").respond(.status(302, headers: ["Location": "https://cdn.example/file"]))
-        let cdn = stubs.stub(.get, "https://cdn.example/file").respond(.text("bytes"))
+        stubs.stub(.get, "https://api.example/file").respond(.status(302, headers: ["Location": target]))
+        let next = stubs.stub(.get, StubTarget(target)).respond(.text("bytes"))
         var request = URLRequest(url: testURL("https://api.example/file"))
-        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
-        _ = try await MockURLSession(stubs: stubs).data(for: request)
-        #expect(cdn.calls.first?.headers["Authorization"] == nil)
+        for (name, value) in Self.sentHeaders { request.setValue(value, forHTTPHeaderField: name) }
+        _ = try await transport.session(stubs).data(for: request)
+        let hop = try #require(next.calls.first)
+        return Dictionary(uniqueKeysWithValues: Self.sentHeaders.keys.compactMap { name in hop.headers[name].map { (name, $0) } })
+    }
+
+    static let reservedHeaders = [
+        "Authorization", "Proxy-Authorization", "Proxy-Authenticate", "WWW-Authenticate", "Connection", "Host", "Cookie",
+    ]
+
+    @Test(arguments: StubTransport.allCases)
+    func theReservedHeadersAreNotCarriedToTheSameOrigin(_ transport: StubTransport) async throws {
+        let headers = try await headersOfTheNextHop(to: "https://api.example/v2/file", on: transport)
+        #expect(Self.reservedHeaders.filter { headers[$0] != nil } == [])
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func theReservedHeadersAreNotCarriedToAnotherOrigin(_ transport: StubTransport) async throws {
+        let headers = try await headersOfTheNextHop(to: "https://cdn.example/file", on: transport)
+        #expect(Self.reservedHeaders.filter { headers[$0] != nil } == [])
+    }
+
+    @Test(arguments: StubTransport.allCases, ["https://api.example/v2/file", "https://cdn.example/file"])
+    func theRequestsOwnHeadersAreCarriedToEveryHop(_ transport: StubTransport, target: String) async throws {
+        let headers = try await headersOfTheNextHop(to: target, on: transport)
+        #expect(headers["X-Trace"] == "42")
     }
 
     @Test(arguments: StubTransport.allCases)
