@@ -243,8 +243,7 @@ public struct Redaction: Sendable {
     }
 
     /// ``hiddenValues(url:headers:body:contentType:)`` for a body read in place.
-    /// `package`: cassettes and unmatched reports (HTTPClientStubs) scan bodies in place.
-    package func hiddenValues(
+    func hiddenValues(
         url: String?, headers: HTTPHeaders, bodyBytes body: UnsafeBufferPointer<UInt8>?, contentType: String?
     ) -> [String] {
         guard !nameRules.isEmpty else { return [] }
