@@ -1,7 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import Testing
+
+@testable import HTTPClient
 
 @Suite("Form and multipart bodies")
 struct BodyTests {

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import HTTPClient
+import HTTPClient
 @_spi(Engine) import HTTPClientStubs
 
 /// What is fuzzed. Each target must never crash, hang or grow without bound on any input,
@@ -74,15 +74,32 @@ enum Targets {
         guard let first = data.first else { return }
         let stream = Array(data.dropFirst())
         let cut = stream.isEmpty ? 0 : Int(first) % (stream.count + 1)
+        // Through the public path, `serverSentEvents()` on a sequence of chunks, waited for here:
+        // libFuzzer calls the target synchronously.
         func parse(_ chunks: [ArraySlice<UInt8>]) -> Result<[ServerSentEvent], ServerSentEventError> {
-            var parser = ServerSentEventParser(maximumEventSize: 64)
-            var events: [ServerSentEvent] = []
-            do {
-                for chunk in chunks { events += try parser.parse(chunk) }
-            } catch {
-                return .failure(error)
+            final class Outcome: @unchecked Sendable {
+                var result: Result<[ServerSentEvent], ServerSentEventError> = .success([])
             }
-            return .success(events)
+            let outcome = Outcome()
+            let done = DispatchSemaphore(value: 0)
+            let body = AsyncStream<Data> { continuation in
+                for chunk in chunks { continuation.yield(Data(chunk)) }
+                continuation.finish()
+            }
+            Task {
+                defer { done.signal() }
+                var events: [ServerSentEvent] = []
+                do {
+                    for try await event in body.serverSentEvents(maximumEventSize: 64) { events.append(event) }
+                    outcome.result = .success(events)
+                } catch let error as ServerSentEventError {
+                    outcome.result = .failure(error)
+                } catch {
+                    fail("the event stream threw \(error), not a ServerSentEventError")
+                }
+            }
+            done.wait()
+            return outcome.result
         }
         let whole = parse([stream[...]])
         let halves = parse([stream[..<cut], stream[cut...]])

@@ -144,8 +144,7 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
     /// `CancellationError` becomes ``cancelled``; a ``TransferFileError``, thrown or under a
     /// `URLError` (a session's upload reports a file it cannot send that way), becomes
     /// ``file(_:)``. The request URL is attached to a `URLError` that lacks one.
-    /// `package`: the redaction tests build errors from what a session reported.
-    package init(transportError error: any Error, url: URL?) {
+    init(transportError error: any Error, url: URL?) {
         if error is CancellationError {
             self = .cancelled
             return

@@ -57,8 +57,8 @@ public struct MultipartForm: Sendable, Hashable {
     public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
 
     /// The encoded body: each part is `--boundary CRLF headers CRLF CRLF data CRLF`, and the body
-    /// ends with `--boundary-- CRLF`.
-    public func encoded() -> Data {
+    /// ends with `--boundary-- CRLF`. Sent with ``HTTPClient/Body/multipart(_:)``.
+    func encoded() -> Data {
         var body = Data()
         for part in parts {
             var disposition = "Content-Disposition: form-data; name=\"\(Self.quoted(part.name))\""

@@ -2,18 +2,17 @@ import Foundation
 
 /// One `name=value` pair of an `application/x-www-form-urlencoded` text, as written and decoded
 /// (`+` is a space). The one place forms are split: matchers and redaction both read them.
-/// `package`: request matchers (HTTPClientStubs) read forms with the same splitting.
-package struct FormPair: Sendable {
+struct FormPair: Sendable {
     /// The pair as written, for rewriting a form without disturbing the other pairs.
-    package let raw: Substring
-    package let name: String
+    let raw: Substring
+    let name: String
     /// `nil` for a bare `name` with no `=`.
-    package let value: String?
+    let value: String?
     /// The value percent-decoded only (a `+` kept), as it may also appear outside the form.
     let percentDecodedValue: String?
 
     /// Every pair in order, empty ones included, so joining the `raw`s with `&` gives `text` back.
-    package static func pairs(in text: String) -> [FormPair] {
+    static func pairs(in text: String) -> [FormPair] {
         Substring(text).splitScalars("&").map { raw in
             let parts = raw.splitScalars("=", maxSplits: 1)
             let value = parts.count > 1 ? parts[1] : nil
@@ -33,6 +32,15 @@ package struct FormPair: Sendable {
     var values: [String] {
         guard let value else { return [] }
         return percentDecodedValue.map { $0 == value ? [value] : [value, $0] } ?? [value]
+    }
+}
+
+extension URLQueryItem {
+    /// The fields of an `application/x-www-form-urlencoded` text in order, repeated names kept
+    /// and empty pairs (`a=1&&b=2`) skipped, split and decoded as redaction reads them.
+    /// `package`: request matchers (HTTPClientStubs) read forms with the same splitting.
+    package static func formFields(in text: String) -> [URLQueryItem] {
+        FormPair.pairs(in: text).filter { !$0.raw.isEmpty }.map { URLQueryItem(name: $0.name, value: $0.value) }
     }
 }
 

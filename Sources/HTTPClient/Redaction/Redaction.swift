@@ -24,9 +24,9 @@ public struct Redaction: Sendable {
     public static let placeholder = "REDACTED"
 
     /// Which names are hidden.
-    public var nameRules: [NameRule]
+    var nameRules: [NameRule]
     /// Values hidden wherever they appear, in any encoding (base64 included).
-    public var secrets: [String] {
+    var secrets: [String] {
         didSet { scanner = SecretScanner(echoes, withBase64: secrets) }
     }
     /// Values added by ``hiding(_:)``: found in their textual encodings (not base64, which
@@ -36,11 +36,11 @@ public struct Redaction: Sendable {
     }
     /// Rules of your own, run last on every text that is written: URLs, header values and text
     /// bodies.
-    public var customRules: [@Sendable (String) -> String]
+    var customRules: [@Sendable (String) -> String]
     private var scanner: SecretScanner
 
-    /// Creates a redaction from its parts; start from ``standard`` or ``none`` instead where you can.
-    public init(nameRules: [NameRule], secrets: [String] = [], customRules: [@Sendable (String) -> String] = []) {
+    /// A redaction from its parts; users start from ``standard`` or ``none``.
+    init(nameRules: [NameRule], secrets: [String] = [], customRules: [@Sendable (String) -> String] = []) {
         self.nameRules = nameRules
         self.secrets = secrets
         self.customRules = customRules
@@ -243,8 +243,7 @@ public struct Redaction: Sendable {
     }
 
     /// ``hiddenValues(url:headers:body:contentType:)`` for a body read in place.
-    /// `package`: cassettes and unmatched reports (HTTPClientStubs) scan bodies in place.
-    package func hiddenValues(
+    func hiddenValues(
         url: String?, headers: HTTPHeaders, bodyBytes body: UnsafeBufferPointer<UInt8>?, contentType: String?
     ) -> [String] {
         guard !nameRules.isEmpty else { return [] }
@@ -330,11 +329,11 @@ public struct Redaction: Sendable {
 
 extension Redaction {
     /// How a rule matches a name, after both are normalised (see `Redaction.normalized(_:)`).
-    public struct NameRule: Sendable, Hashable, CustomStringConvertible {
+    struct NameRule: Sendable, Hashable, CustomStringConvertible {
         enum Kind: Sendable, Hashable { case exact, suffix, fragment }
         let kind: Kind
         /// The rule's text, normalised.
-        public let text: String
+        let text: String
         private let bytes: [UInt8]
 
         private init(kind: Kind, text: String) {
@@ -344,11 +343,11 @@ extension Redaction {
         }
 
         /// Hides exactly this name.
-        public static func name(_ name: String) -> NameRule { NameRule(kind: .exact, text: Redaction.normalized(name)) }
+        static func name(_ name: String) -> NameRule { NameRule(kind: .exact, text: Redaction.normalized(name)) }
         /// Hides every name ending with `suffix` (`token` hides `accessToken`, `X-Auth-Token`).
-        public static func endingWith(_ suffix: String) -> NameRule { NameRule(kind: .suffix, text: Redaction.normalized(suffix)) }
+        static func endingWith(_ suffix: String) -> NameRule { NameRule(kind: .suffix, text: Redaction.normalized(suffix)) }
         /// Hides every name containing `fragment` (`secret` hides `client_secret`, `X-Secret-Id`).
-        public static func containing(_ fragment: String) -> NameRule {
+        static func containing(_ fragment: String) -> NameRule {
             NameRule(kind: .fragment, text: Redaction.normalized(fragment))
         }
 
@@ -367,7 +366,7 @@ extension Redaction {
             }
         }
 
-        public var description: String {
+        var description: String {
             switch kind {
             case .exact: text
             case .suffix: "*\(text)"

@@ -14,8 +14,7 @@ import Foundation
 /// linear in the text and independent of how many values are looked for: a JSON body with ten
 /// thousand hidden tokens costs what one token costs. Most positions stop at a table of
 /// possible first bytes.
-/// `package`: cassettes (HTTPClientStubs) read bodies in place through ``withBuffer(_:_:)``.
-package struct SecretScanner: Sendable {
+struct SecretScanner: Sendable {
     /// Edges of the trie, keyed by `node << 21 | scalar` (a scalar fits in 21 bits).
     private let edges: [UInt64: Int32]
     /// Whether a form ends at the node.
@@ -126,7 +125,7 @@ package struct SecretScanner: Sendable {
     }
 
     /// Runs `body` on the bytes in place when they are contiguous, else on a copy.
-    package static func withBuffer<Result>(_ bytes: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    static func withBuffer<Result>(_ bytes: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         if let result = bytes.withContiguousStorageIfAvailable(body) { return result }
         return Array(bytes).withUnsafeBufferPointer(body)
     }

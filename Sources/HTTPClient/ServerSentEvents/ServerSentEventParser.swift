@@ -3,11 +3,10 @@ import Foundation
 /// Turns the bytes of a `text/event-stream` body into ``ServerSentEvent``s, however the body is
 /// split into chunks: what ``ServerSentEventStream`` runs (its documentation states the rules).
 ///
-/// `@_spi(Engine)`: users parse with `serverSentEvents()` on any sequence of chunks; the fuzz
-/// target feeds the parser bytes directly.
-@_spi(Engine) public struct ServerSentEventParser: Sendable {
+/// Internal: users (and the fuzz target) parse with `serverSentEvents()` on any sequence of chunks.
+struct ServerSentEventParser: Sendable {
     /// The longest line, and the most data one event collects, in bytes.
-    public let maximumEventSize: Int
+    let maximumEventSize: Int
 
     private var line: [UInt8] = []
     private var data: [UInt8] = []
@@ -23,12 +22,12 @@ import Foundation
 
     /// - Parameter maximumEventSize: The longest line and the most data one event may collect;
     ///   8 MiB by default.
-    public init(maximumEventSize: Int = 8 << 20) {
+    init(maximumEventSize: Int = 8 << 20) {
         self.maximumEventSize = max(1, maximumEventSize)
     }
 
     /// Reads the next piece of the stream and returns the events it completes, in order.
-    public mutating func parse(_ chunk: some Sequence<UInt8>) throws(ServerSentEventError) -> [ServerSentEvent] {
+    mutating func parse(_ chunk: some Sequence<UInt8>) throws(ServerSentEventError) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         for byte in chunk {
             if let seen = byteOrderMarkSeen {

@@ -45,8 +45,8 @@ public protocol URLSessionProtocol: Sendable {
     /// transfer cut short, and `CancellationError` to a reader whose task is cancelled. When the
     /// reader lets the stream go (or its task is cancelled), the request is cancelled. A reader
     /// slower than the network holds at most about one window (``ChunkStream/defaultWindow``):
-    /// a conforming type stops producing while ``ChunkStream/Continuation/yield(_:)`` reports
-    /// the window full. The default implementation loads the whole body first and yields it as
+    /// a conforming type relays its body with ``ChunkStream/init(relaying:)``, which reads
+    /// only while the reader keeps up. The default implementation loads the whole body first and yields it as
     /// one chunk; `URLSession` and `MockURLSession` deliver chunks as they come.
     ///
     /// `URLSession`'s implementation runs a data task whose

@@ -3,16 +3,16 @@ import Foundation
 /// A response body as a session delivers it, chunk by chunk, through a buffer of bounded size:
 /// what ``URLSessionProtocol/chunks(for:)`` returns.
 ///
-/// The producer (the session) adds chunks with ``Continuation/yield(_:)``; once the chunks
-/// waiting for the reader reach the stream's window (``defaultWindow``, 2 MiB), `yield` says so
-/// and the producer stops until the reader has taken half of them, when the stream calls
-/// ``Continuation/onDemand``. So a slow reader holds at most about one window of a body of any
-/// size, plus what the producer had under way when it was told to stop.
+/// The producer (the session) adds chunks and, once the chunks waiting for the reader reach the
+/// stream's window (``defaultWindow``, 2 MiB), stops until the reader has taken half of them. So
+/// a slow reader holds at most about one window of a body of any size, plus what the producer
+/// had under way when it was told to stop. A session of your own makes its stream with
+/// ``init(relaying:)``.
 ///
 /// The end is never ambiguous: the sequence ends (`nil`) only when the producer finished the
 /// body; a transfer cut short throws its error; a reader whose task is cancelled gets
 /// `CancellationError` from `next()`, never the end. Letting the stream go, or cancelling the
-/// reading task, calls ``Continuation/onTermination`` so the producer can cancel the request.
+/// reading task, tells the producer so it can cancel the request.
 ///
 /// Read it once: it is a stream, not a buffer.
 public struct ChunkStream: AsyncSequence, Sendable {
@@ -24,13 +24,47 @@ public struct ChunkStream: AsyncSequence, Sendable {
 
     private let reader: Reader
 
+    private init(reader: Reader) {
+        self.reader = reader
+    }
+
     /// A stream and the continuation that feeds it.
+    /// `package`: the sessions of HTTPClientStubs produce their bodies chunk by chunk.
     ///
     /// - Parameter window: The bytes held for the reader before ``Continuation/yield(_:)``
     ///   returns ``Continuation/YieldResult/windowFull`` (at least 1).
-    public static func makeStream(window: Int = defaultWindow) -> (stream: ChunkStream, continuation: Continuation) {
+    package static func makeStream(window: Int = defaultWindow) -> (stream: ChunkStream, continuation: Continuation) {
         let buffer = ChunkBuffer(window: Swift.max(1, window))
         return (ChunkStream(reader: Reader(buffer)), Continuation(buffer: buffer))
+    }
+
+    /// A stream that relays `chunks` as they come, for a session of your own that produces a
+    /// body as an async sequence: the stream reads `chunks` only while its reader keeps up
+    /// (at most ``defaultWindow`` bytes held), ends when they end, throws what they throw, and
+    /// stops reading them (cancelling their task) when the reader lets the stream go.
+    ///
+    /// ```swift
+    /// func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse) {
+    ///     let (bytes, response) = try await myTransport.open(request)
+    ///     return (ChunkStream(relaying: bytes), response)
+    /// }
+    /// ```
+    ///
+    /// - Parameter chunks: The body's chunks, in order; empty chunks are passed on.
+    public init<Chunks: AsyncSequence & Sendable>(relaying chunks: Chunks) where Chunks.Element == Data {
+        let (stream, continuation) = Self.makeStream()
+        let relay = Task {
+            do {
+                for try await chunk in chunks {
+                    guard await continuation.send(chunk) else { return }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { relay.cancel() }
+        self = stream
     }
 
     /// A stream that holds `chunks` and ends after them (or throws `error` after them).
@@ -66,11 +100,12 @@ public struct ChunkStream: AsyncSequence, Sendable {
     }
 
     /// The side of the session: adds chunks, learns when to stop and go on, ends the body.
-    public struct Continuation: Sendable {
+    /// `package`: the sessions of HTTPClientStubs feed their streams with it.
+    package struct Continuation: Sendable {
         let buffer: ChunkBuffer
 
         /// What became of a chunk given to ``yield(_:)``.
-        public enum YieldResult: Sendable, Equatable {
+        package enum YieldResult: Sendable, Equatable {
             /// Held for the reader; there is room for more.
             case enqueued
             /// Held for the reader, and the window is now full: stop producing until
@@ -83,32 +118,32 @@ public struct ChunkStream: AsyncSequence, Sendable {
 
         /// Adds `chunk` for the reader.
         @discardableResult
-        public func yield(_ chunk: Data) -> YieldResult {
+        package func yield(_ chunk: Data) -> YieldResult {
             buffer.yield(chunk)
         }
 
         /// Adds `chunk` for the reader, waiting while the window is full.
         ///
         /// - Returns: `false` when the reader has gone: stop producing.
-        public func send(_ chunk: Data) async -> Bool {
+        package func send(_ chunk: Data) async -> Bool {
             await buffer.send(chunk)
         }
 
         /// Ends the body: complete with no `error`, cut short with one. Later calls do nothing.
-        public func finish(throwing error: (any Error)? = nil) {
+        package func finish(throwing error: (any Error)? = nil) {
             buffer.finish(throwing: error)
         }
 
         /// Called, on the reader's thread, when a producer stopped by
         /// ``YieldResult/windowFull`` may go on: the reader has taken half the window.
-        public var onDemand: (@Sendable () -> Void)? {
+        package var onDemand: (@Sendable () -> Void)? {
             get { buffer.handlers.current.demand }
             nonmutating set { buffer.handlers.withLock { $0.demand = newValue } }
         }
 
         /// Called once when the reader lets the stream go, or its task is cancelled, before
         /// the body was finished: the producer should cancel the request.
-        public var onTermination: (@Sendable () -> Void)? {
+        package var onTermination: (@Sendable () -> Void)? {
             get { buffer.handlers.current.termination }
             nonmutating set { buffer.handlers.withLock { $0.termination = newValue } }
         }

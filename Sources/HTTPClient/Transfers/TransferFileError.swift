@@ -83,7 +83,7 @@ public struct TransferFileError: Error, Sendable, Equatable, CustomStringConvert
     ///   - role: Which file of the transfer it is.
     ///   - path: Its path.
     ///   - problem: What is wrong with it.
-    public init(_ role: Role, path: String, problem: Problem) {
+    init(_ role: Role, path: String, problem: Problem) {
         self.role = role
         self.path = path
         self.problem = problem

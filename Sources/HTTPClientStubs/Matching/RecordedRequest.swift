@@ -310,7 +310,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The form fields in order, repeated names kept.
     public var formItems: [URLQueryItem] {
         guard let text else { return [] }
-        return FormPair.pairs(in: text).filter { !$0.raw.isEmpty }.map { URLQueryItem(name: $0.name, value: $0.value) }
+        return URLQueryItem.formFields(in: text)
     }
 
     /// `GET https://example.com/users/1`.

@@ -150,7 +150,7 @@ public struct Cassette: Sendable, Equatable {
         /// A body holding `data`; text when it is UTF-8.
         package init(_ data: Data) {
             self.data = data
-            isText = SecretScanner.withBuffer(data, UTF8Validation.isValid)
+            isText = UTF8Validation.isValid(data)
         }
 
         /// A text body.

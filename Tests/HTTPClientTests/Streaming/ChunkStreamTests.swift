@@ -115,4 +115,53 @@ struct ChunkStreamTests {
         }
         #expect(!terminated.current)
     }
+
+    // MARK: Relaying a session's own sequence
+
+    @Test func aRelayedSequenceArrivesInOrderAndEndsWhenItEnds() async throws {
+        let parts = [Data("a".utf8), Data(), Data("bc".utf8)]
+        let stream = ChunkStream(relaying: parts.async)
+        var received: [Data] = []
+        for try await chunk in stream { received.append(chunk) }
+        #expect(received == parts)
+    }
+
+    @Test func aRelayedSequenceThrowsItsErrorAfterItsChunks() async throws {
+        let source = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.yield(Data("a".utf8))
+            continuation.finish(throwing: URLError(.networkConnectionLost))
+        }
+        var iterator = ChunkStream(relaying: source).makeAsyncIterator()
+        #expect(try await iterator.next() == Data("a".utf8))
+        await #expect(throws: URLError(.networkConnectionLost)) { try await iterator.next() }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func lettingARelayingStreamGoStopsReadingTheSequence() async throws {
+        let (stopped, stop) = AsyncStream<Void>.makeStream()
+        do {
+            // The source never ends by itself: once its first chunk is read, the relay waits
+            // on it until the stream's reader leaves.
+            let source = AsyncStream<Data> { continuation in
+                continuation.onTermination = { _ in
+                    stop.yield()
+                    stop.finish()
+                }
+                continuation.yield(Data("a".utf8))
+            }
+            var reader = ChunkStream(relaying: source).makeAsyncIterator()
+            #expect(try await reader.next() == Data("a".utf8))
+        }
+        var waiting = stopped.makeAsyncIterator()
+        #expect(await waiting.next() != nil)
+    }
+}
+
+/// A `Sendable` async sequence over an array, as a session of one's own might produce.
+extension Array where Element: Sendable {
+    fileprivate var async: AsyncStream<Element> {
+        AsyncStream { continuation in
+            for element in self { continuation.yield(element) }
+            continuation.finish()
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@_spi(Engine) import HTTPClient
 import Testing
+
+@testable import HTTPClient
 
 @Suite("Parsing server-sent events")
 struct ServerSentEventParserTests {

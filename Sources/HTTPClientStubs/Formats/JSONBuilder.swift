@@ -2,8 +2,8 @@
 // cannot walk a body without building it (see ``JSONParser``).
 
 /// What a ``JSONParser`` builds from the values it reads: a ``JSONValue``, a bencoded fixture
-/// name, or nothing (checking only). Package: the stubs' builders conform to it.
-package protocol JSONBuilder {
+/// name, or nothing (checking only).
+protocol JSONBuilder {
     associatedtype Value
     associatedtype Items
     associatedtype Members

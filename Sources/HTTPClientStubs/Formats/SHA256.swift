@@ -3,16 +3,15 @@ import Foundation
 // Written here, not taken from a library: the package has no dependencies, and CryptoKit does
 // not exist on Linux.
 
-/// SHA-256 (FIPS 180-4), for the hashed file names of VOKMockData fixture folders. Package: the
-/// stubs' fixture naming is its one user.
-package enum SHA256 {
+/// SHA-256 (FIPS 180-4), for the hashed file names of VOKMockData fixture folders.
+enum SHA256 {
     /// The lowercase hex digest of `data`.
-    package static func hex(_ data: Data) -> String {
+    static func hex(_ data: Data) -> String {
         digest(data).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The lowercase hex digest of `string`'s UTF-8 bytes.
-    package static func hex(_ string: String) -> String { hex(Data(string.utf8)) }
+    static func hex(_ string: String) -> String { hex(Data(string.utf8)) }
 
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,

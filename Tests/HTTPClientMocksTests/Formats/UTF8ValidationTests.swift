@@ -1,6 +1,7 @@
 import Foundation
-import HTTPClient
 import Testing
+
+@testable import HTTPClientStubs
 
 @Suite("UTF-8 validation")
 struct UTF8ValidationTests {

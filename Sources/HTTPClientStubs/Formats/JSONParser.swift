@@ -9,20 +9,20 @@ import Foundation
 /// which reads about 5 MB a second; this reads the bytes once. Nesting is limited, so a body of
 /// ten thousand `[` cannot exhaust the stack.
 ///
-/// Package, not public: the stubs build `JSONValue`s and fixture names with it, and walk a body
-/// for containment (`JSONParser+Containment.swift`); users never call it.
-package struct JSONParser<Builder: JSONBuilder> {
-    package typealias Failure = JSONSyntaxError
+/// It lives with its users: the stubs build `JSONValue`s and fixture names with it, and walk a
+/// body for containment (`JSONParser+Containment.swift`); the client never parses JSON by hand.
+struct JSONParser<Builder: JSONBuilder> {
+    typealias Failure = JSONSyntaxError
 
     static var maximumDepth: Int { 512 }
 
-    // Package, not private: the stubs' `JSONParser+Containment.swift` walks the same bytes.
-    package let bytes: UnsafeBufferPointer<UInt8>
-    package var index = 0
+    // Not private: `JSONParser+Containment.swift` walks the same bytes.
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
     var depth = 0
     private var builder: Builder
 
-    package init(_ bytes: UnsafeBufferPointer<UInt8>, builder: Builder, index: Int = 0, depth: Int = 0) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, builder: Builder, index: Int = 0, depth: Int = 0) {
         self.bytes = bytes
         self.builder = builder
         self.index = index
@@ -30,7 +30,7 @@ package struct JSONParser<Builder: JSONBuilder> {
     }
 
     /// Parses `data`: one value, surrounded by optional whitespace.
-    package static func parse(_ data: Data, with builder: Builder) throws(Failure) -> Builder.Value {
+    static func parse(_ data: Data, with builder: Builder) throws(Failure) -> Builder.Value {
         let result: Result<Builder.Value, Failure> = data.withUnsafeBytes { raw in
             var parser = JSONParser(raw.bindMemory(to: UInt8.self), builder: builder)
             do throws(Failure) {
@@ -48,7 +48,7 @@ package struct JSONParser<Builder: JSONBuilder> {
 
     // MARK: Values
 
-    package mutating func value() throws(Failure) -> Builder.Value {
+    mutating func value() throws(Failure) -> Builder.Value {
         guard index < bytes.count else { throw failure("a value was expected") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try object()
@@ -95,7 +95,7 @@ package struct JSONParser<Builder: JSONBuilder> {
     /// Reads the object at the current position: for each member, `member` is given its name,
     /// with the parser at its value, which `member` must read. Every way to read an object
     /// (building, checking, looking for members) goes through here.
-    package mutating func readObject(_ member: (inout JSONParser, String) throws(Failure) -> Void) throws(Failure) {
+    mutating func readObject(_ member: (inout JSONParser, String) throws(Failure) -> Void) throws(Failure) {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -128,7 +128,7 @@ package struct JSONParser<Builder: JSONBuilder> {
 
     /// Reads the array at the current position: `item` is given each item's position (0 for
     /// the first), with the parser at the item, which `item` must read.
-    package mutating func readArray(_ item: (inout JSONParser, Int) throws(Failure) -> Void) throws(Failure) {
+    mutating func readArray(_ item: (inout JSONParser, Int) throws(Failure) -> Void) throws(Failure) {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -156,7 +156,7 @@ package struct JSONParser<Builder: JSONBuilder> {
     }
 
     /// Reads one value, checking it without building it.
-    package mutating func check() throws(Failure) {
+    mutating func check() throws(Failure) {
         var checker = JSONParser<JSONChecker>(bytes, builder: JSONChecker(), index: index, depth: depth)
         _ = try checker.value()
         index = checker.index
@@ -309,7 +309,7 @@ package struct JSONParser<Builder: JSONBuilder> {
 
     // MARK: Bytes
 
-    package mutating func skipSpace() {
+    mutating func skipSpace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -322,5 +322,5 @@ package struct JSONParser<Builder: JSONBuilder> {
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-    package func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+    func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
 }

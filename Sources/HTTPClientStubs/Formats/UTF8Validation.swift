@@ -4,9 +4,15 @@ import Foundation
 
 /// Whether bytes are well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
 /// above U+10FFFF), checked in place: `String(data:encoding:)` would copy the bytes to find out.
-/// `package`: cassettes (HTTPClientStubs) tell text from binary bodies with it.
-package enum UTF8Validation {
-    package static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+/// Cassettes tell text from binary bodies with it.
+enum UTF8Validation {
+    /// Whether `bytes` are well-formed UTF-8, read in place when they are contiguous.
+    static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
+        if let valid = bytes.withContiguousStorageIfAvailable(isValid) { return valid }
+        return Array(bytes).withUnsafeBufferPointer(isValid)
+    }
+
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         let count = bytes.count
         while index < count {
