@@ -56,7 +56,7 @@ extension RequestMatcher {
 
     /// Query items present with these values, in any order; other items are allowed. A value
     /// of `""` matches both `?flag=` and a bare `?flag`; to tell them apart, pass
-    /// `URLQueryItem`s (``query(_:)-([URLQueryItem])``).
+    /// `URLQueryItem`s instead.
     /// - Parameter items: The names and values that must be present.
     public static func query(_ items: [String: String]) -> RequestMatcher {
         itemsCondition(.query, sorted(items), exactly: false, loose: true)

@@ -116,6 +116,18 @@ struct ThrottledResponseTests {
         #expect(count == 10)
     }
 
+    @Test func aDownloadsProgressReportsEachChunk() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://h/big").respond(.status(200, body: Data(count: 1_000)).throttled(to: .totalTime(0.4)))
+        let reports = Locked<[TransferProgress]>([])
+        let client = HTTPClient(session: MockURLSession(stubs: stubs, simulatesLatency: true))
+
+        let file = try await client.download(.get("https://h/big")) { progress in reports.withLock { $0.append(progress) } }
+        defer { try? FileManager.default.removeItem(at: file.fileURL) }
+
+        #expect(reports.current.map(\.bytes) == [250, 500, 750, 1_000])
+    }
+
     @Test(arguments: StubTransport.allCases)
     func aCallerOfTheWholeBodyGetsItOnceItsTotalTimeIsUp(_ transport: StubTransport) async throws {
         let stubs = StubRegistry()
