@@ -140,6 +140,29 @@ struct ThrottledResponseTests {
     }
 
     @Test(arguments: StubTransport.allCases)
+    func aHundredThrottledStreamsAtOnceEachGetTheirWholeBody(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/big/{n}").respond(
+            .computed { request in
+                .status(200, body: Data((request.pathParameters["n"] ?? "").utf8)).throttled(to: .totalTime(0.2))
+            })
+        let session = session(transport, stubs)
+        let bodies = try await withThrowingTaskGroup(of: (Int, Data).self) { group in
+            for n in 0..<100 {
+                group.addTask {
+                    let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/big/\(n)")))
+                    var body = Data()
+                    for try await chunk in chunks { body.append(chunk) }
+                    return (n, body)
+                }
+            }
+            return try await group.reduce(into: [Int: Data]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(bodies.count == 100)
+        #expect(bodies.allSatisfy { $0.value == Data(String($0.key).utf8) })
+    }
+
+    @Test(arguments: StubTransport.allCases)
     func aReaderCancelledHalfwayGetsNoMoreChunks(_ transport: StubTransport) async throws {
         let stubs = StubRegistry()
         // 2 bytes every tenth of a second: 50 chunks over 5 s.
