@@ -76,7 +76,7 @@ struct ThrottledResponseTests {
     }
 
     @Test(arguments: StubTransport.allCases)
-    func chunksArriveOverTimeNotAtTheEnd(_ transport: StubTransport) async throws {
+    func aThrottledBodyStreamsInChunksEachAfterItsTime(_ transport: StubTransport) async throws {
         let stubs = StubRegistry()
         let body = Data(repeating: 7, count: 1_000)
         stubs.stub(.get, "/big").respond(.status(200, body: body).throttled(to: .totalTime(0.4)))
@@ -88,12 +88,12 @@ struct ThrottledResponseTests {
         #expect(arrivals.map(\.data).reduce(Data(), +) == body)
         // 2,500 bytes a second: a tenth of a second's worth is 250 bytes.
         #expect(arrivals.map(\.data.count) == [250, 250, 250, 250])
-        // Each chunk is yielded a tenth after the one before: the first is read long before the
-        // last (lower bounds only: a loaded machine can only make things later).
-        let first = try #require(arrivals.first).at
-        let last = try #require(arrivals.last).at
-        #expect(last - first >= .milliseconds(250))
-        #expect(last >= .milliseconds(400))
+        // Lower bounds only (a loaded machine can only make a chunk later, or starve the reader
+        // until every chunk waits in the buffer): the first comes after its own tenth, the last
+        // after the time asked. That the first is not held back to the end is
+        // `theFirstChunkOfALongBodyComesAfterItsOwnTimeNotTheWholeBodys`.
+        #expect(try #require(arrivals.first).at >= .milliseconds(100))
+        #expect(try #require(arrivals.last).at >= .milliseconds(400))
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: StubTransport.allCases)
