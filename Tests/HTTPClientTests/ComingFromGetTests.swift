@@ -16,13 +16,13 @@ struct ComingFromGetTests {
         var client = self.client
         client.headers["Accept"] = "application/vnd.github+json"
         _ = try await client.send(HTTPClient.Request<User>.get("user"))
-        #expect(session.lastRequest?.headers["Accept"] == "application/vnd.github+json")
+        #expect(session.requests.last?.headers["Accept"] == "application/vnd.github+json")
     }
 
     @Test func aRequestsOwnAcceptIsKeptByADecodingRequest() async throws {
         session.enqueue(.json(raw: #"{"id": 1, "name": "Ada"}"#))
         _ = try await client.send(HTTPClient.Request<User>.get("user", headers: ["accept": "application/vnd.github+json"]))
-        #expect(session.lastRequest?.headers["Accept"] == "application/vnd.github+json")
+        #expect(session.requests.last?.headers["Accept"] == "application/vnd.github+json")
     }
 
     // MARK: Empty bodies
@@ -59,7 +59,7 @@ struct ComingFromGetTests {
         session.enqueue(.status(204))
         let user: User? = nil
         _ = try await client.send(.post("users", body: .json(user)))
-        let sent = try #require(session.lastRequest?.urlRequest)
+        let sent = try #require(session.requests.last?.urlRequest)
         #expect(sent.httpBody == nil)
         #expect(sent.value(forHTTPHeaderField: "Content-Type") == nil)
     }
@@ -68,7 +68,7 @@ struct ComingFromGetTests {
         session.enqueue(.status(204))
         let user: User? = User(id: 1, name: "Ada")
         _ = try await client.send(.post("users", body: .json(user)))
-        let sent = try #require(session.lastRequest?.urlRequest)
+        let sent = try #require(session.requests.last?.urlRequest)
         #expect(try JSONDecoder().decode(User.self, from: try #require(sent.httpBody)) == User(id: 1, name: "Ada"))
         #expect(sent.value(forHTTPHeaderField: "Content-Type") == "application/json")
     }

@@ -18,7 +18,7 @@ struct ConfigureOriginTests {
         var request = HTTPClient.Request<Data>.get("me")
         request.configure = configure
         _ = try await client.send(request)
-        return try #require(session.lastRequest)
+        return try #require(session.requests.last)
     }
 
     @Test func aConfigureThatMovesTheRequestToAnotherHostDropsTheClientsAuthorization() async throws {
@@ -67,6 +67,6 @@ struct ConfigureOriginTests {
         let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
         client().send(request, completion: recorder.record)
         _ = try #require(recorder.value).get()
-        #expect(session.lastRequest?.headers["Authorization"] == nil)
+        #expect(session.requests.last?.headers["Authorization"] == nil)
     }
 }

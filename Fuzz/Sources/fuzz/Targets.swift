@@ -9,6 +9,7 @@ enum Targets {
         "http": http, "cassette": cassette, "har": har, "naming": naming, "redaction": redaction, "json": json,
         "retry-after": retryAfter, "sse": serverSentEvents,
         "cookies": cookies,
+        "query-form": queryAndForm,
     ]
 
     /// Stops the run with a message libFuzzer saves beside the input that caused it.
@@ -171,6 +172,31 @@ enum Targets {
                 fail("a name with a path separator: \(name)")
             }
             if !name.hasPrefix(request.httpMethod ?? "") { fail("a name without its method: \(name)") }
+        }
+    }
+
+    /// Query and form text, hostile (percent signs, `+`, `=` inside values, `&&`, repeats):
+    /// the items read from a request are exactly the items that request has, whichever way
+    /// round they are listed, and no item-for-item different list matches it.
+    static func queryAndForm(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        let query = text.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? ""
+        guard let url = URL(string: "https://fuzz.example/p?" + query) else { return }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = data
+        let recorded = RecordedRequest(request)
+        let (queryItems, formItems) = (recorded.queryItems, recorded.formItems)
+        if !RequestMatcher.queryExactly(queryItems.reversed()).matches(recorded) { fail("the query's own items do not match it") }
+        if !RequestMatcher.formBodyExactly(formItems.reversed()).matches(recorded) { fail("the form's own fields do not match it") }
+        if !RequestMatcher.query(queryItems).matches(recorded) { fail("the query does not contain its own items") }
+        if let first = queryItems.first {
+            // A bare name for an empty value, or the reverse: a different query.
+            let flipped = URLQueryItem(name: first.name, value: first.value == nil ? "" : nil)
+            let changed = [flipped] + queryItems.dropFirst()
+            if first.value?.isEmpty != false, RequestMatcher.queryExactly(changed).matches(recorded) {
+                fail("a bare name and an empty value were not told apart in \(query)")
+            }
         }
     }
 }

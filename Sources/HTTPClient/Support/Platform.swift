@@ -95,3 +95,15 @@ let suspendingADataTaskPausesIt = false
 #else
 let suspendingADataTaskPausesIt = true
 #endif
+
+/// Whether a URLProtocol may give any task its body in several `urlProtocol(_:didLoad:)` calls.
+///
+/// Apple's loading machinery appends each piece, whatever the task. corelibs' completion-handler
+/// tasks (and async `data(for:)`) keep only the last piece, and a protocol cannot tell them from
+/// delegate tasks: there, only a task of `chunks(for:)` (``URLSessionTask/readsBodyInChunks``)
+/// gets the pieces, and any other the whole body in one call.
+#if canImport(FoundationNetworking)
+package let urlProtocolClientsKeepEveryPiece = false
+#else
+package let urlProtocolClientsKeepEveryPiece = true
+#endif

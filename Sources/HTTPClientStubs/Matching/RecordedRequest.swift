@@ -227,11 +227,14 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         guard let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return [] }
         var query = Substring(url)[url.utf8.index(after: mark)...]
         if let fragment = query.utf8.firstIndex(of: UInt8(ascii: "#")) { query = query[..<fragment] }
-        return query.split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
-            let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : nil
-            return URLQueryItem(name: name, value: value)
+        // Split by byte, not by Character: a `&` or `=` followed by a combining mark is still
+        // the delimiter a server sees. `+` stays a plus (only a form body reads it as a space).
+        return query.utf8.split(separator: UInt8(ascii: "&")).map { pair in
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            let name = Substring(parts[0])
+            let value = parts.count > 1 ? Substring(parts[1]) : nil
+            return URLQueryItem(
+                name: name.removingPercentEncoding ?? String(name), value: value.map { $0.removingPercentEncoding ?? String($0) })
         }
     }
 

@@ -61,40 +61,137 @@ extension RequestMatcher {
                 reason: { "path \($0) != \(pattern)" }, nearness: { sharedPrefixRatio($0, pattern.description) }))
     }
 
-    /// Query items present with these values, in any order; other items are allowed.
+    /// Query items present with these values, in any order; other items are allowed. A value
+    /// of `""` matches both `?flag=` and a bare `?flag`; to tell them apart, pass
+    /// `URLQueryItem`s instead.
+    /// - Parameter items: The names and values that must be present.
     public static func query(_ items: [String: String]) -> RequestMatcher {
-        let expected = items.sorted { $0.key < $1.key }
-        let missing: @Sendable ([URLQueryItem]) -> [(key: String, value: String)] = { actual in
-            expected.filter { name, value in !actual.contains { $0.name == name && ($0.value ?? "") == value } }
-        }
-        // Filed under its first item (a registry then finds it by that item's value); the test
-        // still checks them all.
-        return RequestMatcher(
-            Condition(
-                "query contains \(format(items))", read: \.queryItems, accepts: { missing($0).isEmpty },
-                reason: { actual in "query \(format(actual)) lacks \(format(Dictionary(uniqueKeysWithValues: missing(actual))))" },
-                requires: expected.first.map { RequiredValue(field: .queryItem($0.key), value: $0.value) }))
+        itemsCondition(.query, sorted(items), exactly: false, loose: true)
     }
 
-    /// Exactly these query items, in any order (repeated names must repeat).
-    public static func queryExactly(_ items: [URLQueryItem]) -> RequestMatcher {
-        let expected = queryKey(items)
-        // The key is made from the items and cached beside them: reading both costs one parse.
-        return RequestMatcher(
-            Condition(
-                "query exactly \(format(items))", read: { (key: $0.queryKey, items: $0.queryItems) },
-                accepts: { $0.key == expected }, reason: { "query \(format($0.items)) != \(format(items))" }))
+    /// Query items present, in any order; other items are allowed. A `nil` value is a bare
+    /// name (`?flag`), `""` an empty one (`?flag=`): each matches only itself.
+    /// - Parameter items: The items that must be present (a name repeated: each value present).
+    public static func query(_ items: [URLQueryItem]) -> RequestMatcher {
+        itemsCondition(.query, items, exactly: false, loose: false)
     }
 
-    /// The query as the registry indexes it: `name=value` items, sorted, joined by `&` (so the
-    /// order of a query does not matter and repeated names count).
-    static func queryKey(_ items: [URLQueryItem]) -> String {
-        items.map { "\($0.name)=\($0.value ?? "")" }.sorted().joined(separator: "&")
-    }
-
-    /// Exactly these query items (each name once), in any order.
+    /// Exactly these query items, in any order, each name once; `""` matches a bare name too.
+    /// - Parameter items: The names and values of the whole query.
     package static func queryExactly(_ items: [String: String]) -> RequestMatcher {
-        queryExactly(items.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) })
+        itemsCondition(.query, sorted(items), exactly: true, loose: true)
+    }
+
+    /// Exactly these query items, in any order (repeated names must repeat); a `nil` value
+    /// matches only a bare name (`?flag`), `""` only an empty one (`?flag=`).
+    /// - Parameter items: The items of the whole query.
+    public static func queryExactly(_ items: [URLQueryItem]) -> RequestMatcher {
+        itemsCondition(.query, items, exactly: true, loose: false)
+    }
+
+    /// The body is a URL-encoded form with these fields, in any order (others allowed). A
+    /// value of `""` matches both `flag=` and a bare `flag`.
+    /// - Parameter fields: The names and values that must be present.
+    public static func formBody(_ fields: [String: String]) -> RequestMatcher {
+        itemsCondition(.form, sorted(fields), exactly: false, loose: true)
+    }
+
+    /// The body is a URL-encoded form with these fields, in any order (others allowed); a
+    /// `nil` value is a bare name (`a&b=1`: `a`), `""` an empty one (`a=`).
+    /// - Parameter fields: The fields that must be present (a name repeated: each value present).
+    public static func formBody(_ fields: [URLQueryItem]) -> RequestMatcher {
+        itemsCondition(.form, fields, exactly: false, loose: false)
+    }
+
+    /// The body is a URL-encoded form of exactly these fields, in any order, each name once;
+    /// `""` matches a bare name too.
+    /// - Parameter fields: The names and values of the whole form.
+    package static func formBodyExactly(_ fields: [String: String]) -> RequestMatcher {
+        itemsCondition(.form, sorted(fields), exactly: true, loose: true)
+    }
+
+    /// The body is a URL-encoded form of exactly these fields, in any order (repeated names
+    /// must repeat); a `nil` value matches only a bare name, `""` only an empty one.
+    /// - Parameter fields: The fields of the whole form.
+    public static func formBodyExactly(_ fields: [URLQueryItem]) -> RequestMatcher {
+        itemsCondition(.form, fields, exactly: true, loose: false)
+    }
+
+    /// Where name-value items are read: the URL's query or a form body.
+    private enum ItemSource {
+        case query, form
+    }
+
+    /// The one definition of the query and form conditions. `loose`: a bare name and an empty
+    /// value are the same (`nil` read as `""`). `exactly`: the request has these items and no
+    /// others, compared as sorted lists; otherwise each expected item is present.
+    private static func itemsCondition(
+        _ source: ItemSource, _ items: [URLQueryItem], exactly: Bool, loose: Bool
+    ) -> RequestMatcher {
+        let expected = loose ? items.map(withoutBareNames) : items
+        let noun = source == .query ? "query" : "form"
+        let missing: @Sendable ([URLQueryItem]) -> [URLQueryItem] = { actual in
+            let actual = loose ? actual.map(withoutBareNames) : actual
+            return expected.filter { !actual.contains($0) }
+        }
+        let description = "\(noun) \(exactly ? "exactly" : "contains") \(format(items))"
+        guard exactly else {
+            let reason: @Sendable ([URLQueryItem]) -> String = { "\(noun) \(format($0)) lacks \(format(missing($0)))" }
+            switch source {
+            case .query:
+                // Filed under its first item (a registry then finds it by that item's value);
+                // the test still checks them all.
+                return RequestMatcher(
+                    Condition(
+                        description, read: \.queryItems, accepts: { missing($0).isEmpty }, reason: reason,
+                        requires: items.first.map { RequiredValue(field: .queryItem($0.name), value: $0.value ?? "") }))
+            case .form:
+                return bodyCondition(description, read: \.formItems, accepts: { missing($0).isEmpty }, reason: reason)
+            }
+        }
+        let expectedKey = queryKey(expected)
+        let reason: @Sendable ([URLQueryItem]) -> String = { "\(noun) \(format($0)) != \(format(items))" }
+        switch source {
+        case .query where !loose:
+            // The key is unambiguous and cached beside the items: comparing it costs one parse.
+            return RequestMatcher(
+                Condition(
+                    description, read: { (key: $0.queryKey, items: $0.queryItems) }, accepts: { $0.key == expectedKey },
+                    reason: { reason($0.items) }))
+        case .query:
+            return RequestMatcher(
+                Condition(
+                    description, read: \.queryItems, accepts: { queryKey($0.map(withoutBareNames)) == expectedKey },
+                    reason: reason))
+        case .form:
+            return bodyCondition(
+                description, read: \.formItems, accepts: { queryKey(loose ? $0.map(withoutBareNames) : $0) == expectedKey },
+                reason: reason)
+        }
+    }
+
+    private static func withoutBareNames(_ item: URLQueryItem) -> URLQueryItem {
+        item.value == nil ? URLQueryItem(name: item.name, value: "") : item
+    }
+
+    private static func sorted(_ items: [String: String]) -> [URLQueryItem] {
+        items.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+    }
+
+    /// Name-value items as the registry indexes a query: each item written `name=value` (a bare
+    /// name without `=`), with `%`, `&` and `=` inside names and values escaped so no two
+    /// lists share a key; sorted, joined by `&` (so the order does not matter and repeated
+    /// names count).
+    static func queryKey(_ items: [URLQueryItem]) -> String {
+        items.map { item in escapedForKey(item.name) + (item.value.map { "=" + escapedForKey($0) } ?? "") }
+            .sorted().joined(separator: "&")
+    }
+
+    private static func escapedForKey(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "=") })
+        else { return text }
+        return text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "&", with: "%26")
+            .replacingOccurrences(of: "=", with: "%3D")
     }
 
     /// A header is present (name case-insensitive), with `value` if given.
@@ -178,13 +275,6 @@ extension RequestMatcher {
         return jsonBody(containing: value)
     }
 
-    /// The body is a URL-encoded form with these fields (others allowed).
-    public static func formBody(_ fields: [String: String]) -> RequestMatcher {
-        bodyCondition(
-            "form fields \(format(fields))", read: \.formFields, accepts: { actual in fields.allSatisfy { actual[$0.key] == $0.value } },
-            reason: { actual in "form fields \(format(actual)) lack \(format(fields.filter { actual[$0.key] != $0.value }))" })
-    }
-
     /// Any condition of your own, named for reports.
     public static func custom(
         _ description: String, _ predicate: @escaping @Sendable (RecordedRequest) -> Bool
@@ -225,8 +315,9 @@ extension RequestMatcher {
         "{" + items.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + "}"
     }
 
+    /// `{a=1, flag}`: a bare name is written without `=`, as in the URL.
     static func format(_ items: [URLQueryItem]) -> String {
-        "{" + items.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: ", ") + "}"
+        "{" + items.map { item in item.value.map { "\(item.name)=\($0)" } ?? item.name }.joined(separator: ", ") + "}"
     }
 
     static func excerpt(_ data: Data) -> String {

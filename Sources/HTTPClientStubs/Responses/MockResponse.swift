@@ -179,10 +179,12 @@ public struct MockResponse: Sendable {
         return copy
     }
 
-    /// Seconds the body of `bodySize` bytes takes at ``throughput``.
-    func downloadTime(bodySize: Int) -> TimeInterval {
-        guard let throughput, throughput.bytesPerSecond > 0 else { return 0 }
-        return Double(bodySize) / throughput.bytesPerSecond
+    /// The body's parts as the transports deliver them: the streamed parts (or the whole body
+    /// as one part) cut into timed chunks at ``throughput``; the streamed parts alone, or none
+    /// (the body comes whole), when the response is not throttled.
+    func deliveredParts(body: Data?) -> [StreamPart] {
+        guard let throughput else { return streamParts }
+        return throughput.throttling(streamParts.isEmpty ? [.data(body ?? Data())] : streamParts)
     }
 
     // MARK: Delivering

@@ -26,6 +26,11 @@ public enum StreamPart: Sendable {
         return nil
     }
 
+    var pause: TimeInterval? {
+        if case .pause(let seconds) = self { return seconds }
+        return nil
+    }
+
     var failure: (any Error)? {
         if case .failure(let error) = self { return error }
         return nil

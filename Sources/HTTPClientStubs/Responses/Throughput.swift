@@ -1,14 +1,39 @@
 import Foundation
 import HTTPClient
 
-/// A download speed for ``MockResponse/throttled(to:)``.
+/// How fast a body downloads, for ``MockResponse/throttled(to:)``: a speed
+/// (`Throughput(bytesPerSecond: 7_000)`, a preset such as `.edge`) or the time the whole body
+/// takes whatever its size (`.totalTime(2)`).
+///
+/// A throttled body arrives as a network delivers it: in chunks of about a tenth of a second's
+/// worth of bytes (at least 1 byte, at most 64 KB, and never more than 10,000 chunks for one
+/// body), each after the time its bytes take. `chunks(for:)` and a real session's
+/// `didReceive data` see each chunk as it comes; a caller of the whole body gets it once the
+/// last chunk is in.
 public struct Throughput: Sendable, Hashable {
-    /// The speed.
-    public var bytesPerSecond: Double
+    /// A speed, or the time of the whole body.
+    enum Rate: Hashable {
+        case bytesPerSecond(Double)
+        case totalTime(TimeInterval)
+    }
 
-    /// A speed of `bytesPerSecond`.
+    let rate: Rate
+
+    /// A speed of `bytesPerSecond`; zero, negative or not a number means no throttling.
+    /// - Parameter bytesPerSecond: Bytes of the body delivered each second.
     public init(bytesPerSecond: Double) {
-        self.bytesPerSecond = bytesPerSecond
+        rate = .bytesPerSecond(bytesPerSecond)
+    }
+
+    private init(_ rate: Rate) {
+        self.rate = rate
+    }
+
+    /// The whole body in `seconds` after the headers, whatever its size (OHHTTPStubs'
+    /// positive `responseTime`); an empty body still takes that long.
+    /// - Parameter seconds: The time from the headers to the last byte.
+    public static func totalTime(_ seconds: TimeInterval) -> Throughput {
+        Throughput(.totalTime(seconds))
     }
 
     /// A speed in kilobits per second, as networks are usually rated.
@@ -16,14 +41,67 @@ public struct Throughput: Sendable, Hashable {
         Throughput(bytesPerSecond: value * 1000 / 8)
     }
 
-    /// GPRS, about 56 kbit/s.
+    // OHHTTPStubs' presets, with its values (its "KB" is 1,000 bytes).
+
+    /// 1 KB/s (8 kbit/s).
+    public static let oneKilobytePerSecond = Throughput(bytesPerSecond: 1_000)
+    /// A very slow link, 1.5 KB/s (12 kbit/s).
+    public static let slow = Throughput(bytesPerSecond: 1_500)
+    /// GPRS, 56 kbit/s (7 KB/s).
     public static let gprs = kilobitsPerSecond(56)
-    /// EDGE, about 128 kbit/s.
+    /// EDGE, 128 kbit/s (16 KB/s).
     public static let edge = kilobitsPerSecond(128)
-    /// 3G, about 3.2 Mbit/s.
+    /// 3G, 3.2 Mbit/s (400 KB/s).
     public static let threeG = kilobitsPerSecond(3_200)
-    /// Enhanced 3G (HSPA), about 7.2 Mbit/s.
+    /// Enhanced 3G (HSPA), 7.2 Mbit/s (900 KB/s).
     public static let threeGPlus = kilobitsPerSecond(7_200)
-    /// Average Wi-Fi, about 12 Mbit/s.
+    /// Average Wi-Fi, 12 Mbit/s (1.5 MB/s).
     public static let wifi = kilobitsPerSecond(12_000)
+
+    // MARK: Delivering
+
+    /// The largest chunk, and the most chunks one body is cut into (so a huge body at a crawl
+    /// costs a bounded number of parts).
+    static let largestChunk = 64 * 1024
+    static let mostChunks = 10_000
+
+    /// Seconds `byteCount` bytes take, or `nil` when this throughput does not throttle
+    /// (a speed that is not positive and finite, a total time that is not positive).
+    func seconds(forBodyOf byteCount: Int) -> TimeInterval? {
+        switch rate {
+        case .bytesPerSecond(let speed):
+            guard speed > 0, speed.isFinite else { return nil }
+            return Double(byteCount) / speed
+        case .totalTime(let seconds):
+            guard seconds > 0, seconds.isFinite else { return nil }
+            return seconds
+        }
+    }
+
+    /// `parts` as this throughput delivers them: each data part cut into chunks, each chunk
+    /// after a pause of the time its bytes take; existing pauses and failures kept in place.
+    /// Unchanged when this throughput does not throttle.
+    func throttling(_ parts: [StreamPart]) -> [StreamPart] {
+        let byteCount = parts.reduce(0) { $0 + ($1.data?.count ?? 0) }
+        guard let total = seconds(forBodyOf: byteCount) else { return parts }
+        guard byteCount > 0 else { return [.pause(total)] + parts }
+        let speed = Double(byteCount) / total
+        let tenth = Int(min(max(speed / 10, 1), Double(Self.largestChunk)))
+        let chunkSize = max(tenth, (byteCount + Self.mostChunks - 1) / Self.mostChunks)
+        var throttled: [StreamPart] = []
+        for part in parts {
+            guard case .data(let data) = part else {
+                throttled.append(part)
+                continue
+            }
+            var start = data.startIndex
+            while start < data.endIndex {
+                let end = data.index(start, offsetBy: chunkSize, limitedBy: data.endIndex) ?? data.endIndex
+                throttled.append(.pause(Double(end - start) / speed))
+                throttled.append(.data(data.subdata(in: start..<end)))
+                start = end
+            }
+        }
+        return throttled
+    }
 }

@@ -185,7 +185,8 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
             defer { canned.nextDataTask = MockURLSessionDataTask() }
             return canned.nextDataTask
         }
-        task.begin(request, simulatingLatency: simulatesLatency, deliver: deliver)
+        // Only a stream forwards by itself: it waits out a throttled body's pauses chunk by chunk.
+        task.begin(request, simulatingLatency: simulatesLatency, streaming: forward != nil, deliver: deliver)
         let passthroughSession = passthroughSession
         stubs.exchange(request, behaviour: behaviour, cancellation: task.exchangeCancellation) { result in
             if case .passthrough(let forwarded) = result, let forward {

@@ -25,6 +25,8 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         var phase = Phase.waiting
         var request: URLRequest?
         var simulatesLatency = false
+        /// The caller reads the body in pieces and waits out their pauses itself.
+        var streams = false
         var completion: (@Sendable (Delivery) -> Void)?
     }
 
@@ -87,15 +89,19 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
     func begin(
         _ request: URLRequest, simulatingLatency: Bool, completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
-        begin(request, simulatingLatency: simulatingLatency) { completion($0.data, $0.response, $0.error) }
+        begin(request, simulatingLatency: simulatingLatency, streaming: false) { completion($0.data, $0.response, $0.error) }
     }
 
     /// Hands the task out for `request`, for a caller that wants the whole delivery (its
-    /// pieces, for a stream).
-    func begin(_ request: URLRequest, simulatingLatency: Bool, deliver completion: @escaping @Sendable (Delivery) -> Void) {
+    /// pieces, for a stream, which is `streaming`: it gets the delivery once the headers are
+    /// due, not after the body's time).
+    func begin(
+        _ request: URLRequest, simulatingLatency: Bool, streaming: Bool, deliver completion: @escaping @Sendable (Delivery) -> Void
+    ) {
         state.withLock { state in
             state.request = request
             state.simulatesLatency = simulatingLatency
+            state.streams = streaming
             state.completion = completion
         }
     }
@@ -140,7 +146,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
     private static func start(_ state: inout State) -> Action {
         switch state.phase {
         case .ready(let delivery):
-            let delay = state.simulatesLatency ? delivery.latency + delivery.downloadTime : 0
+            let delay = state.simulatesLatency ? delivery.latency + (state.streams ? 0 : delivery.downloadTime) : 0
             if delay > 0 {
                 state.phase = .scheduled(delivery)
                 return .completeLater(after: delay)

@@ -124,9 +124,10 @@ extension StubRegistry {
         delivery.data = arguments.0
         delivery.response = arguments.1
         delivery.error = arguments.2
-        delivery.parts = response.streamParts
+        delivery.parts = response.deliveredParts(body: arguments.0)
         delivery.latency += response.latency
-        delivery.downloadTime = response.downloadTime(bodySize: arguments.0?.count ?? 0)
+        // A throttled body's pauses: what a caller of the whole body waits after the headers.
+        delivery.downloadTime = response.throughput == nil ? 0 : delivery.parts.reduce(0) { $0 + ($1.pause ?? 0) }
         guard let http = arguments.1 as? HTTPURLResponse, arguments.2 == nil else {
             completion(.deliver(delivery))
             return

@@ -101,14 +101,16 @@ class StubURLProtocol: URLProtocol {
 
     // MARK: Delivering
 
-    /// Headers after the latency, then the whole body in ONE `didLoad` after the download time
-    /// (Linux completion-handler tasks keep only the last chunk). A streamed body goes piece by
-    /// piece only to the tasks of `chunks(for:)`, which mark themselves (`readsBodyInChunks`): no
-    /// other task can be told apart from a completion-handler one.
+    /// Headers after the latency, then a streamed or throttled body piece by piece, its pauses
+    /// waited out. On Linux a completion-handler task keeps only the last piece, and no task
+    /// can be told apart from one but those of `chunks(for:)`, which mark themselves
+    /// (`readsBodyInChunks`): any other gets the whole body in ONE `didLoad` after the download
+    /// time (see `urlProtocolClientsKeepEveryPiece`).
     private func deliver(_ delivery: Delivery, on clientThread: ClientThread) {
         let body = delivery.data ?? Data()
         let this = Unchecked(self)
-        if !delivery.parts.isEmpty, task?.readsBodyInChunks == true, let urlResponse = delivery.response {
+        let inPieces = urlProtocolClientsKeepEveryPiece || task?.readsBodyInChunks == true
+        if !delivery.parts.isEmpty, inPieces, let urlResponse = delivery.response {
             after(delivery.latency) {
                 this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
                 this.value.deliver(delivery.parts[...], of: delivery, on: clientThread)
@@ -135,8 +137,10 @@ class StubURLProtocol: URLProtocol {
         }
     }
 
-    /// One `didLoad` per data part, pauses waited out, a failure part ends the transfer.
+    /// One `didLoad` per data part, pauses waited out, a failure part ends the transfer; a
+    /// stopped load schedules nothing more.
     private func deliver(_ parts: ArraySlice<StreamPart>, of delivery: Delivery, on clientThread: ClientThread) {
+        guard !stopped.current else { return }
         let this = Unchecked(self)
         var rest = parts
         while let part = rest.popFirst() {

@@ -102,13 +102,6 @@ struct URLProtocolTransportTests {
         #expect(clock.now - start >= .milliseconds(250))
     }
 
-    @Test func presetsAreRatedInKilobitsPerSecond() {
-        #expect(Throughput.threeG.bytesPerSecond == 400_000)
-        #expect(Throughput.edge.bytesPerSecond == 16_000)
-        #expect(Throughput.wifi.bytesPerSecond == 1_500_000)
-        #expect(MockResponse.status(200, body: Data(count: 16_000)).throttled(to: .edge).latency == 0)
-    }
-
     @Test func cancellingDuringLatencyEndsWithCancelledAndNoLaterCallback() async throws {
         let stubs = StubRegistry(reporting: failures.reporting)
         // Long enough that cancelling always comes first, even on a loaded machine (under

@@ -1,0 +1,186 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+@testable import HTTPClientStubs
+
+/// A throttled body arrives as a slow network delivers it: in timed chunks, on both transports.
+@Suite("Throttled stub bodies")
+struct ThrottledResponseTests {
+    private let big = URLRequest(url: testURL("https://h/big"))
+
+    private static func chunks(of parts: [StreamPart]) -> [Data] { parts.compactMap(\.data) }
+    private static func pauses(of parts: [StreamPart]) -> [TimeInterval] { parts.compactMap(\.pause) }
+
+    // MARK: The plan: what is delivered when
+
+    @Test func aBodyIsCutIntoATenthOfASecondsBytesEachAfterItsTime() {
+        let body = Data(repeating: 1, count: 2_550)
+        let parts = Throughput(bytesPerSecond: 1_000).throttling([.data(body)])
+        #expect(Self.chunks(of: parts).map(\.count) == Array(repeating: 100, count: 25) + [50])
+        #expect(Self.chunks(of: parts).reduce(Data(), +) == body)
+        #expect(Self.pauses(of: parts).prefix(25).allSatisfy { abs($0 - 0.1) < 1e-9 })
+        #expect(abs(Self.pauses(of: parts).reduce(0, +) - 2.55) < 1e-9)
+        // Each chunk comes after its pause, as bytes come after the time they take.
+        if case .pause = parts.first {} else { Issue.record("the first part is not a pause: \(parts.prefix(2))") }
+    }
+
+    @Test func chunksAreAtLeastOneByteAndAtMost64KB() {
+        #expect(Self.chunks(of: Throughput(bytesPerSecond: 3).throttling([.data(Data(count: 4))])).map(\.count) == [1, 1, 1, 1])
+        let fast = Throughput(bytesPerSecond: 100_000_000).throttling([.data(Data(count: 200_000))])
+        #expect(Self.chunks(of: fast).map(\.count) == [65_536, 65_536, 65_536, 3_392])
+    }
+
+    @Test func aHugeBodyAtACrawlIsCutIntoAtMostTenThousandChunks() {
+        let parts = Throughput(bytesPerSecond: 1).throttling([.data(Data(count: 1_000_000))])
+        #expect(Self.chunks(of: parts).count == 10_000)
+        #expect(abs(Self.pauses(of: parts).reduce(0, +) - 1_000_000) < 1e-3)
+    }
+
+    @Test func aTotalTimeSpreadsTheBodyOverThatTimeWhateverItsSize() {
+        for size in [10, 5_000, 300_000] {
+            let parts = Throughput.totalTime(2).throttling([.data(Data(count: size))])
+            #expect(abs(Self.pauses(of: parts).reduce(0, +) - 2) < 1e-9, "\(size) bytes")
+            #expect(Self.chunks(of: parts).reduce(0) { $0 + $1.count } == size)
+        }
+        #expect(Self.pauses(of: Throughput.totalTime(2).throttling([])) == [2])
+    }
+
+    @Test func aStreamedBodyKeepsItsPausesAndFailureWhenThrottled() {
+        let parts = Throughput(bytesPerSecond: 10).throttling([.text("ab"), .pause(5), .failure(URLError(.networkConnectionLost))])
+        #expect(Self.pauses(of: parts) == [0.1, 0.1, 5])
+        #expect(Self.chunks(of: parts) == [Data("a".utf8), Data("b".utf8)])
+        #expect(parts.last?.failure != nil)
+    }
+
+    @Test(arguments: [0, -5, .nan, .infinity])
+    func aSpeedOrTimeThatIsNotPositiveAndFiniteDoesNotThrottle(value: Double) {
+        let parts: [StreamPart] = [.text("ab")]
+        #expect(Self.chunks(of: Throughput(bytesPerSecond: value).throttling(parts)) == [Data("ab".utf8)])
+        #expect(Self.pauses(of: Throughput.totalTime(value).throttling(parts)).isEmpty)
+    }
+
+    @Test func thePresetsAreOHHTTPStubsSpeeds() {
+        let kilobytesPerSecond: [(Throughput, Double)] = [
+            (.oneKilobytePerSecond, 1), (.slow, 1.5), (.gprs, 7), (.edge, 16), (.threeG, 400), (.threeGPlus, 900), (.wifi, 1_500),
+        ]
+        for (preset, speed) in kilobytesPerSecond { #expect(preset == Throughput(bytesPerSecond: speed * 1_000)) }
+    }
+
+    // MARK: On the transports
+
+    /// The session under test, timing simulated on both transports.
+    private func session(_ transport: StubTransport, _ stubs: StubRegistry) -> any URLSessionProtocol {
+        transport == .mockSession ? MockURLSession(stubs: stubs, simulatesLatency: true) : transport.session(stubs)
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func aThrottledBodyStreamsInChunksEachAfterItsTime(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        let body = Data(repeating: 7, count: 1_000)
+        stubs.stub(.get, "/big").respond(.status(200, body: body).throttled(to: .totalTime(0.4)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (chunks, _) = try await session(transport, stubs).chunks(for: big)
+        var arrivals: [(data: Data, at: Duration)] = []
+        for try await chunk in chunks { arrivals.append((chunk, clock.now - start)) }
+        #expect(arrivals.map(\.data).reduce(Data(), +) == body)
+        // 2,500 bytes a second: a tenth of a second's worth is 250 bytes.
+        #expect(arrivals.map(\.data.count) == [250, 250, 250, 250])
+        // Lower bounds only (a loaded machine can only make a chunk later, or starve the reader
+        // until every chunk waits in the buffer): the first comes after its own tenth, the last
+        // after the time asked. That the first is not held back to the end is
+        // `theFirstChunkOfALongBodyComesAfterItsOwnTimeNotTheWholeBodys`.
+        #expect(try #require(arrivals.first).at >= .milliseconds(100))
+        #expect(try #require(arrivals.last).at >= .milliseconds(400))
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: StubTransport.allCases)
+    func theFirstChunkOfALongBodyComesAfterItsOwnTimeNotTheWholeBodys(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        // 10 bytes a second, one byte a tenth of a second: 100 s in all.
+        stubs.stub(.get, "/big").respond(.status(200, body: Data(count: 1_000)).throttled(to: .totalTime(100)))
+        let (chunks, _) = try await session(transport, stubs).chunks(for: big)
+        var iterator = chunks.makeAsyncIterator()
+        #expect(try await iterator.next() == Data(count: 1))
+    }
+
+    @Test func anUntimedMockSessionGivesTheChunksAtOnce() async throws {
+        let stubs = StubRegistry()
+        // A second of pauses, skipped: ten chunks of 100 bytes at once.
+        stubs.stub(.get, "/big").respond(.status(200, body: Data(count: 1_000)).throttled(to: Throughput(bytesPerSecond: 1_000)))
+        let (chunks, _) = try await MockURLSession(stubs: stubs).chunks(for: big)
+        var count = 0
+        for try await _ in chunks { count += 1 }
+        #expect(count == 10)
+    }
+
+    @Test func aDownloadsProgressReportsEachChunk() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://h/big").respond(.status(200, body: Data(count: 1_000)).throttled(to: .totalTime(0.4)))
+        let reports = Locked<[TransferProgress]>([])
+        let client = HTTPClient(session: MockURLSession(stubs: stubs, simulatesLatency: true))
+
+        let file = try await client.download(.get("https://h/big")) { progress in reports.withLock { $0.append(progress) } }
+        defer { try? FileManager.default.removeItem(at: file.fileURL) }
+
+        #expect(reports.current.map(\.bytes) == [250, 500, 750, 1_000])
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func aCallerOfTheWholeBodyGetsItOnceItsTotalTimeIsUp(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/big").respond(.status(200, body: Data("slow".utf8)).throttled(to: .totalTime(0.3)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (data, _) = try await session(transport, stubs).data(for: big)
+        #expect(data == Data("slow".utf8))
+        #expect(clock.now - start >= .milliseconds(300))
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func aHundredThrottledStreamsAtOnceEachGetTheirWholeBody(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/big/{n}").respond(
+            .computed { request in
+                .status(200, body: Data((request.pathParameters["n"] ?? "").utf8)).throttled(to: .totalTime(0.2))
+            })
+        let session = session(transport, stubs)
+        let bodies = try await withThrowingTaskGroup(of: (Int, Data).self) { group in
+            for n in 0..<100 {
+                group.addTask {
+                    let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/big/\(n)")))
+                    var body = Data()
+                    for try await chunk in chunks { body.append(chunk) }
+                    return (n, body)
+                }
+            }
+            return try await group.reduce(into: [Int: Data]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(bodies.count == 100)
+        #expect(bodies.allSatisfy { $0.value == Data(String($0.key).utf8) })
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func aReaderCancelledHalfwayGetsNoMoreChunks(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        // 2 bytes every tenth of a second: 50 chunks over 5 s.
+        stubs.stub(.get, "/big").respond(.status(200, body: Data(count: 100)).throttled(to: Throughput(bytesPerSecond: 20)))
+        let session = session(transport, stubs)
+        let received = Locked<[Data]>([])
+        let (gotChunk, signal) = AsyncStream<Void>.makeStream()
+        let reader = Task {
+            let (chunks, _) = try await session.chunks(for: big)
+            for try await chunk in chunks {
+                received.withLock { $0.append(chunk) }
+                signal.yield()
+            }
+        }
+        var signals = gotChunk.makeAsyncIterator()
+        _ = await signals.next()
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { try await reader.value }
+        #expect(received.current.count < 50)
+    }
+}
