@@ -12,9 +12,7 @@ struct MocktailFile: Sendable {
     /// Line 2.
     let urlPattern: Pattern
     /// The answer: status, headers (Content-Type first) and the decoded body.
-    let statusCode: Int
-    let headers: HTTPHeaders
-    let body: Data
+    let answer: HTTPResponseFile
 
     /// Reads and parses the file at `url`.
     init(contentsOf url: URL) throws(FixtureError) {
@@ -48,7 +46,7 @@ struct MocktailFile: Sendable {
         }
         methodPattern = try Pattern(required("method pattern", "such as GET|POST"), named: "method", file: file, line: 1)
         urlPattern = try Pattern(required("URL pattern", "such as /users/[0-9]+$"), named: "URL", file: file, line: 2)
-        statusCode = try Self.status(required("status", "such as 200"), file: file, line: 3)
+        let statusCode = try Self.status(required("status", "such as 200"), file: file, line: 3)
 
         var headers = HTTPHeaders()
         let fourth = try required("Content-Type", "such as application/json")
@@ -69,14 +67,13 @@ struct MocktailFile: Sendable {
 
         let bodyLine = reader.lineNumber + 1
         let rawBody = Data(data[reader.offset...])
+        var body = rawBody
         if let type = headers["Content-Type"], let plainType = Self.typeWithoutBase64Marker(type) {
             headers["Content-Type"] = plainType
             body = try Self.decodeBase64(rawBody, file: file, firstLine: bodyLine)
-        } else {
-            body = rawBody
         }
         self.url = url
-        self.headers = headers
+        answer = HTTPResponseFile(statusCode: statusCode, headers: headers, body: body)
     }
 
     /// Why `request` is not for this file, or `nil` when it is.
@@ -86,9 +83,6 @@ struct MocktailFile: Sendable {
         if let miss = urlPattern.mismatch(request.url.absoluteString) { return "the URL \(miss)" }
         return nil
     }
-
-    /// The answer a stub gives.
-    var mockResponse: MockResponse { .status(statusCode, headers: headers, body: body) }
 
     // MARK: Parts
 

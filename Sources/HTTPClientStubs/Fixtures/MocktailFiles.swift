@@ -77,7 +77,21 @@ public struct MocktailFiles: Sendable, CustomStringConvertible {
         guard let file = files.first(where: { $0.url == url }) else {
             throw .unreadable(file: url.path, reason: "it is not one of the \(description)")
         }
-        return file.mockResponse
+        // As a `.http` file's: an event stream is served one event per chunk.
+        return file.answer.mockResponse
+    }
+
+    /// The files of `data`, one Mocktail file named `file` in errors. For the fuzzers and
+    /// benchmarks; users read files with ``init(_:)``.
+    @_spi(Engine) public init(parsing data: Data, file: URL) throws(FixtureError) {
+        files = [try MocktailFile(parsing: data, url: file)]
+        locations = [file]
+    }
+
+    /// The answer of the first file whose patterns match `request`, `nil` when none does. For
+    /// the fuzzers and benchmarks.
+    @_spi(Engine) public func answer(for request: RecordedRequest) -> HTTPResponseFile? {
+        try? lookUp(request).get().answer
     }
 
     /// The regular files named `*.tail` directly in `folder`, sorted by name.
