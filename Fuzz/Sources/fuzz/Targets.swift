@@ -9,6 +9,7 @@ enum Targets {
         "http": http, "cassette": cassette, "har": har, "naming": naming, "redaction": redaction, "json": json,
         "retry-after": retryAfter, "sse": serverSentEvents,
         "cookies": cookies,
+        "mocktail": mocktail,
     ]
 
     /// Stops the run with a message libFuzzer saves beside the input that caused it.

@@ -136,6 +136,25 @@ struct MocktailFilesTests {
         #expect(try await client().0.get(testURL("https://h/a")).text == "a")
     }
 
+    @Test func aFolderNamedLikeATailFileIsSkipped() async throws {
+        try FileManager.default.createDirectory(at: file("nested.tail"), withIntermediateDirectories: false)
+        try folder.write("a.tail", "GET\n/a\n200\ntext/plain\n\na")
+        #expect(try await client().0.get(testURL("https://h/a")).text == "a")
+    }
+
+    @Test func hundredsOfConcurrentRequestsEachGetTheirOwnFile() async throws {
+        for index in 0..<20 { try folder.write("\(index).tail", "GET\n/items/\(index)$\n200\ntext/plain\n\n\(index)") }
+        let client = try client().0
+        let answers = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+            for request in 0..<400 {
+                group.addTask { (request % 20, try await client.get(testURL("https://h/items/\(request % 20)")).text) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == 400)
+        #expect(answers.allSatisfy { "\($0.0)" == $0.1 })
+    }
+
     @Test func theFilesAreOneStubThatCountsItsCalls() async throws {
         try folder.write("a.tail", "GET\n/a\n200\ntext/plain\n\na")
         try folder.write("b.tail", "GET\n/b\n200\ntext/plain\n\nb")
