@@ -62,6 +62,12 @@ struct MocktailFile: Sendable {
         }
         while let line = try reader.nextHeadLine(file: file) {
             let (name, value) = try HTTPResponseFile.parseHeader(line, file: file, line: reader.lineNumber)
+            // OHHTTPStubs kept the last of two; which one the author meant is not for us to guess.
+            if name.caseInsensitiveCompare("Content-Type") == .orderedSame, headers["Content-Type"] != nil {
+                throw .malformed(
+                    file: file, line: reader.lineNumber,
+                    reason: "a second Content-Type (an earlier line gives one already): keep one of the two")
+            }
             headers.add(name: name, value: value)
         }
 

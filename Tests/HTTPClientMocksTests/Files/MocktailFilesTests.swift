@@ -101,6 +101,13 @@ struct MocktailFilesTests {
         #expect(response.text == "body")
     }
 
+    /// Editors on Windows start UTF-8 files with a byte order mark; Foundation's UTF-8 decoding
+    /// drops it, so it never becomes an invisible first character of the method pattern.
+    @Test func aLeadingByteOrderMarkIsNotPartOfTheMethodPattern() async throws {
+        try (Data([0xEF, 0xBB, 0xBF]) + Data("GET\n/a\n200\ntext/plain\n\na".utf8)).write(to: file("a.tail"))
+        #expect(try await client().0.get(testURL("https://h/a")).text == "a")
+    }
+
     @Test func blankLinesInsideTheBodySurvive() async throws {
         try folder.write("a.tail", "GET\n/a\n200\ntext/plain\n\none\n\ntwo\n")
         #expect(try await client().0.get(testURL("https://h/a")).text == "one\n\ntwo\n")
@@ -248,6 +255,12 @@ struct MocktailFilesTests {
                 == malformed(
                     line: 5,
                     "\"{\"id\": 1}\" is not a header line (\"Name: value\"); if the body starts here, put one blank line before it"))
+    }
+
+    @Test func aSecondContentTypeNamesItsLine() throws {
+        #expect(
+            try parseError("GET\n/a\n200\ntext/plain\nX-A: 1\ncontent-type: text/html\n\n")
+                == malformed(line: 6, "a second Content-Type (an earlier line gives one already): keep one of the two"))
     }
 
     @Test func aStrayCharacterInABase64BodyNamesItsLine() throws {
