@@ -10,6 +10,7 @@ enum Targets {
         "retry-after": retryAfter, "sse": serverSentEvents,
         "cookies": cookies,
         "query-form": queryAndForm,
+        "mocktail": mocktail,
     ]
 
     /// Stops the run with a message libFuzzer saves beside the input that caused it.

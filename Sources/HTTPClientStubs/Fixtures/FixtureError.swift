@@ -10,6 +10,8 @@ public enum FixtureError: Error, CustomStringConvertible, LocalizedError, Equata
     case unreadable(file: String, reason: String)
     /// The fixture folder does not exist or is not a directory.
     case notADirectory(String)
+    /// The Mocktail folder holds no `.tail` file (or no file or folder was given at all).
+    case noMocktailFiles(String)
     /// No file in `folder` answers the request: every name tried, most specific first (none
     /// when every name would be longer than file systems allow).
     case noFixture(folder: String, triedFileNames: [String])
@@ -19,6 +21,7 @@ public enum FixtureError: Error, CustomStringConvertible, LocalizedError, Equata
         case .malformed(let file, let line, let reason): "\(file):\(line): \(reason)."
         case .unreadable(let file, let reason): "\(file): cannot be read (\(reason))."
         case .notADirectory(let path): "\(path): the fixture folder does not exist or is not a directory."
+        case .noMocktailFiles(let folder): "\(folder): no .tail file to read (a Mocktail folder holds files named *.tail)."
         case .noFixture(let folder, let triedFileNames) where triedFileNames.isEmpty:
             "no file in \(folder) can answer this request: every name it could have is longer than "
                 + "\(FixtureNaming.maximumNameBytes) bytes, which file systems do not allow; stub it in code instead"

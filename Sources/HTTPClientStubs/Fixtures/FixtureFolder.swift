@@ -2,7 +2,7 @@ import Foundation
 import HTTPClient
 
 /// A folder of canned responses named by the VOKMockData convention, so an existing
-/// VOKMockData folder works unchanged. It is a source of stubs: ``StubRegistry/serve(_:fileID:filePath:line:column:)``
+/// VOKMockData folder works unchanged. It is a source of stubs: ``StubRegistry/serve(_:fileID:filePath:line:column:)-(FixtureFolder,_,_,_,_)``
 /// registers it, and requests are then answered, verified and reported like any stub.
 ///
 /// Files are found by probing the candidate names directly (`.http` first, then `.json`); the

@@ -181,7 +181,7 @@ public struct HTTPResponseFile: Sendable, Hashable {
     /// `Name: value` (RFC 9110 §5.1, RFC 9112 §5): a token name, no space before the colon,
     /// the value trimmed. A line that starts with a space would continue the previous one
     /// (obsolete folding), which RFC 9112 forbids.
-    private static func parseHeader(_ line: String, file: String, line number: Int) throws(FixtureError) -> (String, String) {
+    static func parseHeader(_ line: String, file: String, line number: Int) throws(FixtureError) -> (String, String) {
         if line.first == " " || line.first == "\t" {
             throw .malformed(
                 file: file, line: number,

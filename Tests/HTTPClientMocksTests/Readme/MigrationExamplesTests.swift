@@ -10,6 +10,9 @@ import Testing
 /// The repository's bundled fixture folder (VOKMockData names).
 private let fixtures = ReadmeIsCompiledTests.root.appendingPathComponent("Examples/Fixtures")
 
+/// The repository's Mocktail folder (OHHTTPStubs' `.tail` files).
+private let mocktails = ReadmeIsCompiledTests.root.appendingPathComponent("Examples/Mocktails")
+
 /// A cassette holding one recorded exchange, written where a test would keep it.
 private var cassetteFile: URL {
     get throws {
@@ -38,6 +41,16 @@ struct MigrationExamplesTests {
 
         #expect(user.name == "Ada")
         stubs.verify()
+    }
+
+    @Test func servesTheMocktailFolder() async throws {
+        let stubs = StubRegistry()
+        stubs.serve(try MocktailFiles([mocktails]))  // user.tail, avatar.tail, as OHHTTPStubs reads them
+        let client = HTTPClient(session: stubs.makeURLSession())
+
+        let user = try await client.send(HTTPClient.Request<User>.get("https://api.example.com/users/1")).value
+
+        #expect(user.name == "Ada")
     }
 
     @Test func countsTheRequestsOfAStub() async throws {
