@@ -78,7 +78,7 @@ extension RequestMatcher {
 
     /// Exactly these query items, in any order, each name once; `""` matches a bare name too.
     /// - Parameter items: The names and values of the whole query.
-    package static func queryExactly(_ items: [String: String]) -> RequestMatcher {
+    public static func queryExactly(_ items: [String: String]) -> RequestMatcher {
         itemsCondition(.query, sorted(items), exactly: true, loose: true)
     }
 
@@ -106,7 +106,7 @@ extension RequestMatcher {
     /// The body is a URL-encoded form of exactly these fields, in any order, each name once;
     /// `""` matches a bare name too.
     /// - Parameter fields: The names and values of the whole form.
-    package static func formBodyExactly(_ fields: [String: String]) -> RequestMatcher {
+    public static func formBodyExactly(_ fields: [String: String]) -> RequestMatcher {
         itemsCondition(.form, sorted(fields), exactly: true, loose: true)
     }
 
