@@ -109,7 +109,7 @@ public final class Stub: Sendable, CustomStringConvertible {
         return self
     }
 
-    /// Opts this stub out of ``StubRegistry/verifyAllStubsUsed(fileID:filePath:line:column:)``.
+    /// Opts this stub out of the every-stub-used check of ``StubRegistry/verify(fileID:filePath:line:column:)``.
     @discardableResult
     public func allowingUnused() -> Stub {
         state.withLock { $0.expectsUse = false }

@@ -53,7 +53,7 @@ extension StubRegistry {
 
     /// Checks that no request went unmatched.
     @discardableResult
-    public func verifyNoUnmatchedRequests(
+    package func verifyNoUnmatchedRequests(
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Bool {
         let unmatched = unmatchedRequests
@@ -67,7 +67,7 @@ extension StubRegistry {
 
     /// Checks that every stub was used, except those marked ``Stub/allowingUnused()``.
     @discardableResult
-    public func verifyAllStubsUsed(
+    package func verifyAllStubsUsed(
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Bool {
         let unused = unusedStubs
@@ -97,9 +97,9 @@ extension StubRegistry {
         return false
     }
 
-    /// ``verifyNoUnmatchedRequests(fileID:filePath:line:column:)``,
-    /// ``verifyAllStubsUsed(fileID:filePath:line:column:)``, and that no request is still waiting
-    /// on a ``HeldResponse`` the test never released: call at the end of a test.
+    /// Checks that no request went unmatched, that every stub was used (except those marked
+    /// ``Stub/allowingUnused()``), and that no request is still waiting on a ``HeldResponse`` the
+    /// test never released: call at the end of a test. Each failure is reported on its own.
     @discardableResult
     public func verify(
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
