@@ -66,7 +66,7 @@ public struct Throughput: Sendable, Hashable {
     static let mostChunks = 10_000
 
     /// Seconds `byteCount` bytes take, or `nil` when this throughput does not throttle
-    /// (a speed that is not positive and finite, a total time that is not positive).
+    /// (a speed that is not positive and finite, a total time that is not positive and finite).
     func seconds(forBodyOf byteCount: Int) -> TimeInterval? {
         switch rate {
         case .bytesPerSecond(let speed):

@@ -133,6 +133,25 @@ extension StubRegistry {
             return
         }
         behaviour.storeCookies(Self.setCookies(of: response, http), from: http.url ?? recorded.url, for: request)
+        if let timeout = behaviour.timeout(for: request),
+            let silent = delivery.parts.firstIndex(where: { ($0.pause ?? 0) > timeout })
+        {
+            // URLSession's timeout is an idle one: a body that goes quiet for longer fails
+            // there, after the parts before it (and is neither cached nor followed).
+            let error = URLError(
+                .timedOut,
+                userInfo: [
+                    NSURLErrorFailingURLErrorKey: recorded.url,
+                    NSLocalizedDescriptionKey: "The request timed out: the body of \(stub) pauses "
+                        + "\(delivery.parts[silent].pause ?? 0) s, longer than the timeout of \(timeout) s.",
+                ])
+            delivery.parts = Array(delivery.parts[..<silent]) + [.pause(timeout), .failure(error)]
+            delivery.downloadTime = delivery.parts.reduce(0) { $0 + ($1.pause ?? 0) }
+            delivery.data = nil
+            delivery.error = error
+            completion(.deliver(delivery))
+            return
+        }
         if let stored = delivery.revalidating, delivery.answered.count == 1, http.statusCode == 304 {
             // Still current: the session hands over what it kept, as `URLSession` does.
             delivery.data = stored.data

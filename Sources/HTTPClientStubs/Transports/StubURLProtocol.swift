@@ -117,7 +117,9 @@ class StubURLProtocol: URLProtocol {
             }
             return
         }
-        after(delivery.latency) {
+        // A body that timed out midway fails when it went quiet (its pauses so far); any
+        // other failure comes after the latency.
+        after(delivery.latency + (delivery.error == nil ? 0 : delivery.downloadTime)) {
             guard let urlResponse = delivery.response, delivery.error == nil else {
                 this.value.fail(with: delivery.error ?? URLError(.badServerResponse), on: clientThread)
                 delivery.noteDelivered()
@@ -193,11 +195,9 @@ class StubURLProtocol: URLProtocol {
 
     /// Runs `body` now, or after `seconds` on a background queue.
     private func after(_ seconds: TimeInterval, _ body: @escaping @Sendable () -> Void) {
-        if seconds <= 0 {
-            body()
-        } else {
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: body)
-        }
+        // Clamped as the in-process feed clamps: NaN is no wait, and no wait overflows.
+        guard seconds > 0 else { return body() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + min(seconds, 1e9), execute: body)
     }
 
     /// Calls the client on `clientThread`, unless loading was stopped by then: after

@@ -183,4 +183,45 @@ struct ThrottledResponseTests {
         await #expect(throws: CancellationError.self) { try await reader.value }
         #expect(received.current.count < 50)
     }
+
+    // MARK: The timeout
+
+    /// `big`, timing out after `seconds` of silence.
+    private func big(timingOutAfter seconds: TimeInterval) -> URLRequest {
+        var request = big
+        request.timeoutInterval = seconds
+        return request
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: StubTransport.allCases)
+    func aBodyThatGoesQuietLongerThanTheTimeoutTimesOut(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        // One byte after a second of silence, and a timeout of 0.2 s: URLSession's timeout
+        // counts from the last byte, so it fires before the byte comes.
+        stubs.stub(.get, "/big").respond(.status(200, body: Data(count: 1)).throttled(to: .totalTime(1)))
+        let session = session(transport, stubs)
+        let error = await #expect(throws: (any Error).self) { try await session.data(for: big(timingOutAfter: 0.2)) }
+        #expect((error as? URLError)?.code == .timedOut)
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: StubTransport.allCases)
+    func aStreamThatWouldTakeAgesEndsAtTheTimeoutInsteadOfHanging(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/big").respond(.status(200, body: Data(count: 10)).throttled(to: .totalTime(1e300)))
+        let session = session(transport, stubs)
+        let error = await #expect(throws: (any Error).self) {
+            let (chunks, _) = try await session.chunks(for: big(timingOutAfter: 0.3))
+            for try await _ in chunks {}
+        }
+        #expect((error as? URLError)?.code == .timedOut)
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func chunksThatEachComeWithinTheTimeoutDoNotTimeOutHoweverLongTheWhole(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        // Four chunks a tenth of a second apart: 0.4 s in all, against a timeout of 0.3 s.
+        stubs.stub(.get, "/big").respond(.status(200, body: Data(count: 1_000)).throttled(to: .totalTime(0.4)))
+        let (data, _) = try await session(transport, stubs).data(for: big(timingOutAfter: 0.3))
+        #expect(data.count == 1_000)
+    }
 }
