@@ -225,7 +225,7 @@ struct Command {
         if let body = options.body {
             request.body = .data(body, contentType: options.isJSON ? "application/json" : "application/x-www-form-urlencoded")
         }
-        if options.isJSON, !options.headers.contains("Accept") { request.headers["Accept"] = "application/json" }
+        if options.isJSON, options.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
         return request
     }
 

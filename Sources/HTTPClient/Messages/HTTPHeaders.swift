@@ -35,7 +35,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// Creates headers from fields, keeping their order and repetitions.
-    public init(_ fields: [Field]) {
+    init(_ fields: [Field]) {
         self.fields = fields
     }
 
@@ -74,18 +74,13 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
-    /// Whether a field named `name` (any case) is present.
-    public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.caseInsensitiveEquals(name) }
-    }
-
     /// Adds a field without touching existing fields of the same name.
     public mutating func add(name: String, value: String) {
         fields.append(Field(name: name, value: value))
     }
 
     /// Sets every field of `other`, replacing fields of the same name.
-    public mutating func merge(_ other: HTTPHeaders) {
+    mutating func merge(_ other: HTTPHeaders) {
         for name in other.names { self[name] = other[name] }
     }
 

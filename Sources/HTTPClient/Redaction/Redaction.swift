@@ -87,7 +87,9 @@ public struct Redaction: Sendable {
     /// This redaction with `values` hidden too, wherever they appear, in every textual encoding
     /// (as registered secrets are, but not in base64). Values shorter than four characters are
     /// left out: hiding `1` or `no` everywhere would destroy the text.
-    public func hiding(_ values: some Sequence<String>) -> Redaction {
+    /// `package`: the client's errors, the stub engine's reports and httpc hide the credentials a
+    /// request carried this way; users name a secret with ``secret(_:)``.
+    package func hiding(_ values: some Sequence<String>) -> Redaction {
         let added = Set(values.filter { $0.count >= 4 && $0 != Self.placeholder }).subtracting(echoes)
         guard !added.isEmpty else { return self }
         var copy = self

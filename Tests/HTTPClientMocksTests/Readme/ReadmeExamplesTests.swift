@@ -245,7 +245,7 @@ struct ProfileLoader {
     let client = HTTPClient(session: MockURLSession(stubs: stubs))
 
     var shown = ""
-    for try await event in try await client.stream(.get("https://api.example.com/chat")).serverSentEvents()
+    for try await event in try await client.stream(.get("https://api.example.com/chat")).chunks.serverSentEvents()
     where event.type == "token" {
         shown += event.data
     }
