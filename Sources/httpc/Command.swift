@@ -135,7 +135,7 @@ struct Command {
 
     /// What the options said.
     struct Options {
-        var headers = HTTPHeaders()
+        var headers: HTTPHeaders = [:]
         var body: Data?
         var isJSON = false
         var includeHeaders = false

@@ -29,11 +29,6 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     private var fields: [Field]
 
-    /// Creates an empty header list.
-    public init() {
-        fields = []
-    }
-
     /// Creates headers from fields, keeping their order and repetitions.
     init(_ fields: [Field]) {
         self.fields = fields
@@ -85,7 +80,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// The distinct field names, in first-seen order, as spelled first.
-    public var names: [String] {
+    var names: [String] {
         var seen: [String] = []
         for field in fields where !seen.contains(where: { $0.caseInsensitiveEquals(field.name) }) {
             seen.append(field.name)

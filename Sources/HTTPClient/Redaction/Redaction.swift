@@ -238,7 +238,7 @@ public struct Redaction: Sendable {
     /// Servers echo credentials (a debug endpoint returning the request headers, a token in a
     /// redirect URL): pass these to ``hiding(_:)`` so a copy elsewhere is hidden too.
     /// `package`: cassettes, unmatched reports (HTTPClientStubs) and `httpc` hide echoes of
-    /// what they saw; users pass the values they know to `hiding(_:)`.
+    /// what they saw; users name the values they know with ``secret(_:)``.
     package func hiddenValues(url: String?, headers: HTTPHeaders, body: Data?, contentType: String?) -> [String] {
         guard let body else { return hiddenValues(url: url, headers: headers, bodyBytes: nil, contentType: contentType) }
         return SecretScanner.withBuffer(body) { hiddenValues(url: url, headers: headers, bodyBytes: $0, contentType: contentType) }

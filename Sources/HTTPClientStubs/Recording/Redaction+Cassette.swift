@@ -43,7 +43,7 @@ extension Redaction {
 
 extension [Cassette.Header] {
     var httpHeaders: HTTPHeaders {
-        reduce(into: HTTPHeaders()) { headers, header in headers.add(name: header.name, value: header.value) }
+        reduce(into: [:] as HTTPHeaders) { headers, header in headers.add(name: header.name, value: header.value) }
     }
 
     func value(of name: String) -> String? {

@@ -114,7 +114,7 @@ public struct MockResponse: Sendable {
 
     /// Answers 200 with the request's own body and `Content-Type`.
     public static let echo = MockResponse.computed { request in
-        var headers = HTTPHeaders()
+        var headers: HTTPHeaders = [:]
         if let type = request.headers["Content-Type"] { headers["Content-Type"] = type }
         return .status(200, headers: headers, body: request.body)
     }

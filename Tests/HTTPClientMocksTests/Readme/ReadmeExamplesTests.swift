@@ -70,7 +70,7 @@ struct UserService {
     let user = try await service.user(id: 1)
 
     #expect(user.name == "Ada")
-    stubs.verify(profile, requested: .once)
+    stubs.verify(profile, requested: .exactly(1))
     #expect(profile.calls.first?.pathParameters["id"] == "1")
     stubs.verify()  // no unmatched requests, no unused stubs
 }
