@@ -38,7 +38,7 @@ extension ServerSuites {
                         "method": request.method.rawValue, "path": request.path, "query": "", "headers": headers,
                         "body": String(decoding: request.body, as: UTF8.self), "bodyCount": request.body.count,
                     ]
-                    return .json(raw: try JSONSerialization.data(withJSONObject: echo))
+                    return .json(raw: String(decoding: try JSONSerialization.data(withJSONObject: echo), as: UTF8.self))
                 })
             return stubs
         }
