@@ -135,7 +135,7 @@ struct Command {
 
     /// What the options said.
     struct Options {
-        var headers = HTTPHeaders()
+        var headers: HTTPHeaders = [:]
         var body: Data?
         var isJSON = false
         var includeHeaders = false
@@ -225,7 +225,7 @@ struct Command {
         if let body = options.body {
             request.body = .data(body, contentType: options.isJSON ? "application/json" : "application/x-www-form-urlencoded")
         }
-        if options.isJSON, !options.headers.contains("Accept") { request.headers["Accept"] = "application/json" }
+        if options.isJSON, options.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
         return request
     }
 

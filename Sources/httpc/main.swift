@@ -73,7 +73,7 @@ var received: TransferProgress?
     let stream = try await client.stream(command.request)
     head = stream.head
     // The length announced, unless it counts the bytes of an encoding the session removes.
-    let length = stream.head.headers.contains("Content-Encoding") ? nil : stream.head.headers["Content-Length"].flatMap { Int64($0) }
+    let length = stream.head.headers["Content-Encoding"] != nil ? nil : stream.head.headers["Content-Length"].flatMap { Int64($0) }
     var partial = TransferProgress(bytes: 0, expectedBytes: length)
     received = partial
     var whole = stream.head
@@ -111,7 +111,7 @@ let response: HTTPClient.Response<Data>
 switch await sending.value {
 case .success(let answer):
     response = answer
-case .failure(let error) where error.isCancelled:
+case .failure(.cancelled):
     fail(Output.interrupted(from: head?.url ?? command.url, status: head?.statusCode, received: received), status: 130, hiding: redaction)
 case .failure(.file(let problem)) where received == nil:
     // The library's own check of a file, after httpc's (the file changed in between): as

@@ -103,7 +103,7 @@ struct EventTests {
         #expect(log.map(\.attempt) == [1, 2])
         #expect(log.map(\.statusCode) == [503, 200])
         #expect(log.map(\.method) == [.get, .get])
-        #expect(log[0].error?.statusCode == 503)
+        #expect(log[0].error?.response?.statusCode == 503)
         #expect(log[1].error == nil)
         #expect(log.allSatisfy { $0.duration >= 0 && $0.url == url("https://h/x") })
         #expect(log[0].requestHeaders["Authorization"] == "REDACTED")

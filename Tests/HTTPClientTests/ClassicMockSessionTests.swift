@@ -1,7 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import XCTest
+
+@testable import HTTPClient
 
 /// The classic "Testing NSURLSession" specifications, in XCTest, with no expectations: the
 /// mock session completes inside `resume()`, so results are there when `get` returns.

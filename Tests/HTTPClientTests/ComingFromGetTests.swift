@@ -1,7 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import Testing
+
+@testable import HTTPClient
 
 /// What kean/Get's users rely on, each re-expressed with this package's API.
 @Suite("Coming from Get")

@@ -1,7 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import Testing
+
+@testable import HTTPClient
 
 @Suite("HTTPClient async API")
 struct HTTPClientAsyncTests {

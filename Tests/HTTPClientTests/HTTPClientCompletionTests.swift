@@ -1,7 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import Testing
+
+@testable import HTTPClient
 
 @Suite("HTTPClient completion API")
 struct HTTPClientCompletionTests {
@@ -145,7 +146,7 @@ struct HTTPClientCompletionTests {
         #expect(try recorder.allValues[0].get().statusCode == 404)
 
         client.get(url: url("https://example.com/"), completion: recorder.record)
-        #expect(recorder.allValues[1].failure?.statusCode == 304)
+        #expect(recorder.allValues[1].failure?.response?.statusCode == 304)
 
         var request = HTTPClient.Request<Data>.get(url("https://example.com/"))
         request.validation = .statusCodes([200, 304])

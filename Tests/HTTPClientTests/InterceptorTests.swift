@@ -131,7 +131,7 @@ struct InterceptorTests {
         }
         #expect(attempts == 5)
         #expect(response.statusCode == 500)
-        #expect(error?.statusCode == 500)
+        #expect(error?.response?.statusCode == 500)
         #expect(error?.description.contains("maximumAttempts") == true)
     }
 

@@ -28,7 +28,7 @@ struct RetryTests {
     @Test func stopsAfterTheMaximumAttemptsWithTheLastError() async {
         session.enqueue(.status(500), .status(502), .status(503), .status(504), .status(200))
         let error = await #expect(throws: HTTPClientError.self) { try await client().get(url("https://h/x")) }
-        #expect(error?.statusCode == 504)
+        #expect(error?.response?.statusCode == 504)
         #expect(session.requests.count == 4)
         #expect(scheduler.delays == [0.5, 1.0, 2.0])
     }

@@ -46,7 +46,7 @@ struct TypedRequestTests {
         var request = HTTPClient.Request<Data>.get("charge")
         request.configure = { $0.httpMethod = "POST" }
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(request) }
-        #expect(error?.statusCode == 503)
+        #expect(error?.response?.statusCode == 503)
         #expect(session.requests.map(\.method.rawValue) == ["POST"])
     }
 

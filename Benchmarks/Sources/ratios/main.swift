@@ -380,7 +380,7 @@ if let index = arguments.firstIndex(of: "--slow-stream-child"), index + 2 < argu
 
     // Hand-off: each event's data is the uptime when the server wrote it.
     var delays: [Double] = []
-    for try await event in try await client.stream(.get("stamped-events/\(smoke ? 20 : 200)")).serverSentEvents() {
+    for try await event in try await client.stream(.get("stamped-events/\(smoke ? 20 : 200)")).chunks.serverSentEvents() {
         guard let sent = UInt64(event.data) else { continue }
         delays.append(Double(DispatchTime.now().uptimeNanoseconds - sent) / 1e9)
     }

@@ -15,7 +15,7 @@ extension Targets {
         guard lines.count >= 3, let setter = URL(string: lines[0]), let reader = URL(string: lines[1]),
             let setterHost = setter.host?.lowercased(), !setterHost.isEmpty
         else { return }
-        var headers = HTTPHeaders()
+        var headers: HTTPHeaders = [:]
         for line in lines.dropFirst(2).prefix(64) { headers.add(name: "Set-Cookie", value: line) }
         let stubs = StubRegistry(reporting: .disabled)
         stubs.stub(where: .method(.get)).respond(.status(200, headers: headers))

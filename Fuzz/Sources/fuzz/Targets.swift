@@ -56,14 +56,23 @@ enum Targets {
     static let scratchFile = FileManager.default.temporaryDirectory.appendingPathComponent("httpclient-fuzz-\(getpid()).json")
 
     /// `Retry-After`, as a server sends it on a 503: a delay that is finite and not negative, or
-    /// none. (The parser is internal to the client: it is reached through the retry policy.)
+    /// none. (The parser is internal to the client: it is reached through a retried request, the
+    /// delay read from the scheduler that waited it, waited for here as libFuzzer calls the
+    /// target synchronously.)
     static func retryAfter(_ data: Data) {
         let value = String(decoding: data, as: UTF8.self)
-        let busy = HTTPClient.Response(statusCode: 503, headers: ["Retry-After": value])
-        let delay = RetryPolicy.standard.delay(
-            after: .failure(.unacceptableStatus(busy)), attempt: 1, isIdempotent: true,
-            now: Date(timeIntervalSince1970: 1_800_000_000), random: 0)
-        if let delay, !(delay.isFinite && delay >= 0) {
+        let session = MockURLSession()
+        session.enqueue(.status(503, headers: ["Retry-After": value]), .status(200))
+        let scheduler = ImmediateScheduler(now: Date(timeIntervalSince1970: 1_800_000_000))
+        let client = HTTPClient(
+            session: session, retryPolicy: RetryPolicy(maximumAttempts: 2, jitter: 0), scheduler: scheduler)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            defer { done.signal() }
+            _ = try? await client.send(.get("https://fuzz.example/busy"))
+        }
+        done.wait()
+        for delay in scheduler.delays where !(delay.isFinite && delay >= 0) {
             fail("Retry-After \(value.debugDescription) gave the delay \(delay)")
         }
     }

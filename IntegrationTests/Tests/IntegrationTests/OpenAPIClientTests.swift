@@ -47,7 +47,7 @@ extension ServerSuites {
             let output = try await client(stubs).createProfile(body: .json(.init(name: "Grace")))
 
             #expect(try output.created.body.json.id == 8)
-            stubs.verify(create, requested: .once)
+            stubs.verify(create, requested: .exactly(1))
             stubs.verify()
         }
 

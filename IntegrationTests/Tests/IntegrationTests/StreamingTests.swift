@@ -42,7 +42,7 @@ extension ServerSuites {
                 let feed = try await client.stream(.get("events/5"))
                 #expect(feed.head.statusCode == 200)
                 var events: [ServerSentEvent] = []
-                for try await event in feed.serverSentEvents() { events.append(event) }
+                for try await event in feed.chunks.serverSentEvents() { events.append(event) }
                 #expect(events == Self.serverEvents(5))
             }
         }
@@ -52,7 +52,7 @@ extension ServerSuites {
                 let (firstEvent, signal) = AsyncStream<Void>.makeStream()
                 let reader = Task {
                     var count = 0
-                    for try await _ in try await client.stream(.get("events/0")).serverSentEvents() {
+                    for try await _ in try await client.stream(.get("events/0")).chunks.serverSentEvents() {
                         count += 1
                         signal.yield()
                     }
@@ -69,7 +69,7 @@ extension ServerSuites {
         @Test func theSameStreamStubbedGivesTheSameEventsOnBothTransports() async throws {
             let fromServer = try await withServer { _, client in
                 var events: [ServerSentEvent] = []
-                for try await event in try await client.stream(.get("events/4")).serverSentEvents() { events.append(event) }
+                for try await event in try await client.stream(.get("events/4")).chunks.serverSentEvents() { events.append(event) }
                 return events
             }
             let stubs = StubRegistry()
@@ -77,7 +77,7 @@ extension ServerSuites {
             for session in [MockURLSession(stubs: stubs) as any URLSessionProtocol, stubs.makeURLSession()] {
                 let client = HTTPClient(session: session, baseURL: URL(string: "https://stubbed.example"))
                 var events: [ServerSentEvent] = []
-                for try await event in try await client.stream(.get("events/4")).serverSentEvents() { events.append(event) }
+                for try await event in try await client.stream(.get("events/4")).chunks.serverSentEvents() { events.append(event) }
                 #expect(events == fromServer)
             }
         }

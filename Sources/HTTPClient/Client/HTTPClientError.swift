@@ -33,7 +33,7 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
     case decodingFailed(type: String, response: HTTPClient.Response<Data>, underlying: any Error)
     /// An ``Interceptor`` asked to send the request again after attempt number `attempts`, the
     /// most its ``Interceptor/maximumAttempts`` allows, so it was not sent: `last` is how that
-    /// attempt failed (its ``response`` and ``statusCode`` are this error's).
+    /// attempt failed (its ``response`` is this error's).
     indirect case retryLimitReached(attempts: Int, last: HTTPClientError)
     /// An ``Interceptor`` threw; the error is what it threw.
     case interceptorFailed(any Error)
@@ -56,11 +56,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
         }
     }
 
-    /// The status code, for the cases that have a response.
-    public var statusCode: Int? { response?.statusCode }
-
-    /// The transport error, for ``transport(_:)``.
-    public var urlError: URLError? {
+    /// The transport error, for ``transport(_:)``: what the retry policy looks at.
+    var urlError: URLError? {
         if case .transport(let error) = self { return error }
         return nil
     }
@@ -84,7 +81,8 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
         }
     }
 
-    /// Whether this is ``cancelled``.
+    /// Whether this is ``cancelled``: a Bool for `#expect` and `where` clauses, where a
+    /// pattern cannot go.
     public var isCancelled: Bool {
         if case .cancelled = self { return true }
         return false

@@ -297,13 +297,13 @@ extension HTTPClient {
         }
         var headers = self.headers
         if !request.headers.isEmpty { headers.merge(request.headers) }
-        if request.decoding.acceptsJSON, !headers.contains("Accept") {
+        if request.decoding.acceptsJSON, headers["Accept"] == nil {
             headers["Accept"] = "application/json"
         }
         if let body = request.body, let encoded = try encode(body) {
             let (data, contentType) = encoded
             urlRequest.httpBody = data
-            if let contentType, !headers.contains("Content-Type") {
+            if let contentType, headers["Content-Type"] == nil {
                 headers["Content-Type"] = contentType
             }
         }

@@ -29,13 +29,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     private var fields: [Field]
 
-    /// Creates an empty header list.
-    public init() {
-        fields = []
-    }
-
     /// Creates headers from fields, keeping their order and repetitions.
-    public init(_ fields: [Field]) {
+    init(_ fields: [Field]) {
         self.fields = fields
     }
 
@@ -74,23 +69,18 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
-    /// Whether a field named `name` (any case) is present.
-    public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.caseInsensitiveEquals(name) }
-    }
-
     /// Adds a field without touching existing fields of the same name.
     public mutating func add(name: String, value: String) {
         fields.append(Field(name: name, value: value))
     }
 
     /// Sets every field of `other`, replacing fields of the same name.
-    public mutating func merge(_ other: HTTPHeaders) {
+    mutating func merge(_ other: HTTPHeaders) {
         for name in other.names { self[name] = other[name] }
     }
 
     /// The distinct field names, in first-seen order, as spelled first.
-    public var names: [String] {
+    var names: [String] {
         var seen: [String] = []
         for field in fields where !seen.contains(where: { $0.caseInsensitiveEquals(field.name) }) {
             seen.append(field.name)

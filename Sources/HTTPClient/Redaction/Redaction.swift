@@ -87,7 +87,9 @@ public struct Redaction: Sendable {
     /// This redaction with `values` hidden too, wherever they appear, in every textual encoding
     /// (as registered secrets are, but not in base64). Values shorter than four characters are
     /// left out: hiding `1` or `no` everywhere would destroy the text.
-    public func hiding(_ values: some Sequence<String>) -> Redaction {
+    /// `package`: the client's errors, the stub engine's reports and httpc hide the credentials a
+    /// request carried this way; users name a secret with ``secret(_:)``.
+    package func hiding(_ values: some Sequence<String>) -> Redaction {
         let added = Set(values.filter { $0.count >= 4 && $0 != Self.placeholder }).subtracting(echoes)
         guard !added.isEmpty else { return self }
         var copy = self
@@ -236,7 +238,7 @@ public struct Redaction: Sendable {
     /// Servers echo credentials (a debug endpoint returning the request headers, a token in a
     /// redirect URL): pass these to ``hiding(_:)`` so a copy elsewhere is hidden too.
     /// `package`: cassettes, unmatched reports (HTTPClientStubs) and `httpc` hide echoes of
-    /// what they saw; users pass the values they know to `hiding(_:)`.
+    /// what they saw; users name the values they know with ``secret(_:)``.
     package func hiddenValues(url: String?, headers: HTTPHeaders, body: Data?, contentType: String?) -> [String] {
         guard let body else { return hiddenValues(url: url, headers: headers, bodyBytes: nil, contentType: contentType) }
         return SecretScanner.withBuffer(body) { hiddenValues(url: url, headers: headers, bodyBytes: $0, contentType: contentType) }

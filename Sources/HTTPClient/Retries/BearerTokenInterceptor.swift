@@ -42,7 +42,7 @@ public final class BearerTokenInterceptor: Interceptor {
     public func retry(
         _ request: URLRequest, after result: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
     ) async throws -> RetryDecision {
-        guard case .failure(let error) = result, error.statusCode == 401, attempt == 1 else { return .doNotRetry }
+        guard case .failure(let error) = result, error.response?.statusCode == 401, attempt == 1 else { return .doNotRetry }
         let sentToken = request.value(forHTTPHeaderField: "Authorization").map { String($0.dropFirst("Bearer ".count)) }
         return await tokens.refresh(replacing: sentToken) ? .retry : .doNotRetry
     }

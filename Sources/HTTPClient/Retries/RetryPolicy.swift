@@ -67,7 +67,7 @@ public struct RetryPolicy: Sendable {
     ///   - isIdempotent: Whether the request may be sent again.
     ///   - now: The current time, for HTTP-date `Retry-After` values.
     ///   - random: A number in `0...1` for jitter.
-    public func delay(
+    func delay(
         after result: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int, isIdempotent: Bool,
         now: Date, random: Double
     ) -> TimeInterval? {

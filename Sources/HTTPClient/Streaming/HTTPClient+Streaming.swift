@@ -5,7 +5,7 @@ extension HTTPClient {
     static let rejectedStreamBodyLimit = 1 << 20
 
     /// Sends `request` and returns as soon as the response headers arrive, with the body to
-    /// read as it comes (``StreamedResponse/chunks``, or ``StreamedResponse/serverSentEvents(maximumEventSize:)``).
+    /// read as it comes: ``StreamedResponse/chunks``, as they are or as `chunks.serverSentEvents()`.
     ///
     /// Interceptors, validation, retries and ``onEvent`` apply as to ``send(_:)``, up to the
     /// headers: a response the validation rejects throws ``HTTPClientError/unacceptableStatus(_:)``

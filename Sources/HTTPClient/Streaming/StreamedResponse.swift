@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let feed = try await client.stream(.get("events"))
-/// for try await event in feed.serverSentEvents() {
+/// for try await event in feed.chunks.serverSentEvents() {
 ///     print(event.type, event.data)
 /// }
 /// ```
@@ -14,12 +14,4 @@ public struct StreamedResponse: Sendable {
     public let head: HTTPClient.Response<Data>
     /// The body, chunk by chunk as the session delivers it.
     public let chunks: BodyChunks
-
-    /// The body read as a `text/event-stream`.
-    ///
-    /// - Parameter maximumEventSize: The longest line and the most data one event may
-    ///   collect, in bytes; past it the sequence throws ``ServerSentEventError``.
-    public func serverSentEvents(maximumEventSize: Int = 8 << 20) -> ServerSentEventStream<BodyChunks> {
-        chunks.serverSentEvents(maximumEventSize: maximumEventSize)
-    }
 }

@@ -20,7 +20,7 @@ public struct TransferFileError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// What is at a path that is not a regular file.
-    public enum Kind: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
         /// A directory (a folder).
         case directory
         /// A FIFO (a named pipe).
@@ -36,7 +36,8 @@ public struct TransferFileError: Error, Sendable, Equatable, CustomStringConvert
         /// Anything else that is not a regular file.
         case other
 
-        public var description: String {
+        /// What the error's message calls it.
+        var phrase: String {
             switch self {
             case .directory: "a directory"
             case .fifo: "a FIFO (named pipe)"
@@ -98,8 +99,8 @@ public struct TransferFileError: Error, Sendable, Equatable, CustomStringConvert
             return "\(file) is in a folder that does not exist: create the folder first."
         case .notARegularFile(let kind):
             return role == .downloadDestination
-                ? "\(file) is \(kind): give the path of a file (a download replaces a regular file only)."
-                : "\(file) is \(kind): only a regular file can be uploaded."
+                ? "\(file) is \(kind.phrase): give the path of a file (a download replaces a regular file only)."
+                : "\(file) is \(kind.phrase): only a regular file can be uploaded."
         case .notAFileURL:
             return "\(file) is not the URL of a file: give a file URL, such as URL(fileURLWithPath:), that does not end with /."
         case .sizeChanged(let declared, let found):

@@ -114,7 +114,7 @@ public struct HTTPResponseFile: Sendable, Hashable {
         var lineStart = start
         var lineNumber = firstLine
         var statusCode: Int?
-        var headers = HTTPHeaders()
+        var headers: HTTPHeaders = [:]
         while lineStart < data.endIndex {
             let lineEnd = data[lineStart...].firstIndex(of: lineFeed) ?? data.endIndex
             var contentEnd = lineEnd

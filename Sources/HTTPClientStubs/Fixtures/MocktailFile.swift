@@ -48,7 +48,7 @@ struct MocktailFile: Sendable {
         urlPattern = try Pattern(required("URL pattern", "such as /users/[0-9]+$"), named: "URL", file: file, line: 2)
         let statusCode = try Self.status(required("status", "such as 200"), file: file, line: 3)
 
-        var headers = HTTPHeaders()
+        var headers: HTTPHeaders = [:]
         let fourth = try required("Content-Type", "such as application/json")
         if fourth.contains(":") {
             let (name, value) = try HTTPResponseFile.parseHeader(fourth, file: file, line: 4)

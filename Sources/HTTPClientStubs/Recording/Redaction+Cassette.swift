@@ -42,7 +42,9 @@ extension Redaction {
 }
 
 extension [Cassette.Header] {
-    var httpHeaders: HTTPHeaders { HTTPHeaders(map { HTTPHeaders.Field(name: $0.name, value: $0.value) }) }
+    var httpHeaders: HTTPHeaders {
+        reduce(into: [:] as HTTPHeaders) { headers, header in headers.add(name: header.name, value: header.value) }
+    }
 
     func value(of name: String) -> String? {
         first { $0.name.caseInsensitiveEquals(name) }?.value

@@ -121,7 +121,7 @@ extension Cassette.Interaction {
     }
 
     private func recordedResponse(replaysTiming: Bool) -> MockResponse {
-        var headers = HTTPHeaders()
+        var headers: HTTPHeaders = [:]
         for header in response.headers { headers.add(name: header.name, value: header.value) }
         let body = response.body?.data ?? Data()
         guard let chunks = response.chunks, !chunks.isEmpty else { return .status(response.status, headers: headers, body: body) }

@@ -3,17 +3,12 @@ import HTTPClient
 
 /// How many times a stub (or a kind of request) is expected to be requested.
 public enum CallCount: Sendable, Hashable, CustomStringConvertible {
-    /// This many times.
+    /// This many times: `.exactly(1)`, `.exactly(0)` for never.
     case exactly(Int)
     /// This many times or more.
     case atLeast(Int)
     /// This many times or fewer.
     case atMost(Int)
-
-    /// Not at all.
-    public static let never = CallCount.exactly(0)
-    /// Exactly once.
-    public static let once = CallCount.exactly(1)
 
     /// Whether `count` calls satisfy the expectation.
     package func accepts(_ count: Int) -> Bool {

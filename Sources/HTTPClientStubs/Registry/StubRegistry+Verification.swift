@@ -90,7 +90,7 @@ extension StubRegistry {
         guard !held.isEmpty else { return true }
         fail(
             "\(held.count) request\(held.count == 1 ? " is" : "s are") still held, never released or failed:\n"
-                + held.map { "  - \($0.request.method) \(redaction.redacted(url: $0.request.url.absoluteString)), held by \($0.hold)" }
+                + held.map { "  - \($0.request.method) \(redaction.redacted(url: $0.request.url.absoluteString)), held by \($0.hold.name)" }
                 .joined(separator: "\n")
                 + "\nCall release() or fail(with:) on the HeldResponse before the test ends.",
             CallSite(fileID: fileID, filePath: filePath, line: line, column: column))

@@ -15,7 +15,7 @@ import HTTPClient
 ///
 /// Unmatched requests are strict: they never reach the network; the caller receives an
 /// ``UnmatchedRequestError`` and the running test fails with a report that explains the miss.
-public final class StubRegistry: Sendable, CustomStringConvertible {
+public final class StubRegistry: Sendable {
     /// What the engine decided for a request. Engine machinery: for the benchmarks and the
     /// engine's own tests (`@_spi(Engine) import HTTPClientStubs`), not for users.
     @_spi(Engine) public enum Resolution: Sendable {
@@ -87,8 +87,6 @@ public final class StubRegistry: Sendable, CustomStringConvertible {
         self.reporting = reporting
         self.redaction = redaction
     }
-
-    public var description: String { "StubRegistry \"\(name)\"" }
 
     /// The registry of the running test, when the `.stubs` trait of `HTTPClientMocks` gave it
     /// one: set for the test's task and every task it creates, so code under test that builds

@@ -18,7 +18,7 @@ import HTTPClient
 /// request ignores timeouts: the test decides when it ends. ``StubRegistry/verify(fileID:filePath:line:column:)`` reports
 /// requests still held. A request whose task is cancelled while held leaves the gate: releasing
 /// it later has no effect (no redirect followed, no cookie stored).
-public final class HeldResponse: Sendable, CustomStringConvertible {
+public final class HeldResponse: Sendable {
     private enum Gate: Sendable {
         case closed
         case released
@@ -33,15 +33,13 @@ public final class HeldResponse: Sendable, CustomStringConvertible {
 
     private let state = Locked<(gate: Gate, waiting: [Waiting], nextID: Int)>((.closed, [], 0))
     private let holding = Milestones()
-    /// A name for reports (the ``description``).
+    /// A name for reports.
     package let name: String
 
     /// - Parameter name: How reports refer to it; by default `held response`.
     public init(_ name: String = "held response") {
         self.name = name
     }
-
-    public var description: String { name }
 
     /// The requests waiting on this gate now.
     package var heldRequests: [RecordedRequest] { state.withLock { $0.waiting.map(\.request) } }

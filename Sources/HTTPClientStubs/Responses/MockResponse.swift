@@ -84,7 +84,7 @@ public struct MockResponse: Sendable {
     /// A response whose body is JSON bytes.
     static func json(raw: Data, status: Int = 200, headers: HTTPHeaders = [:]) -> MockResponse {
         var headers = headers
-        if !headers.contains("Content-Type") { headers["Content-Type"] = "application/json" }
+        if headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
         return .status(status, headers: headers, body: raw)
     }
 
@@ -114,7 +114,7 @@ public struct MockResponse: Sendable {
 
     /// Answers 200 with the request's own body and `Content-Type`.
     public static let echo = MockResponse.computed { request in
-        var headers = HTTPHeaders()
+        var headers: HTTPHeaders = [:]
         if let type = request.headers["Content-Type"] { headers["Content-Type"] = type }
         return .status(200, headers: headers, body: request.body)
     }
@@ -150,7 +150,7 @@ public struct MockResponse: Sendable {
     /// A `text/event-stream` response with one chunk per event, `pause` seconds apart.
     public static func serverSentEvents(_ events: [ServerSentEvent], pause: TimeInterval = 0, headers: HTTPHeaders = [:]) -> MockResponse {
         var headers = headers
-        if !headers.contains("Content-Type") { headers["Content-Type"] = "text/event-stream" }
+        if headers["Content-Type"] == nil { headers["Content-Type"] = "text/event-stream" }
         var previous: ServerSentEvent?
         var parts: [StreamPart] = []
         for event in events {

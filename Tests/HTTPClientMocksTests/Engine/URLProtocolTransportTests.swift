@@ -1,8 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import Testing
 
+@testable import HTTPClient
 @testable import HTTPClientStubs
 
 @Suite("URLProtocol transport")

@@ -30,7 +30,7 @@ struct VerificationTests {
         let list = stubs.stub(.get, "/orders").respond(.status(200)).named("list orders")
         _ = stubs.resolve(request("GET", "https://h/orders"))
         #expect(!stubs.verify(list, requested: .exactly(2)))
-        #expect(!stubs.verify(list, requested: .never))
+        #expect(!stubs.verify(list, requested: .exactly(0)))
         #expect(
             failures.all == [
                 "Expected list orders to be requested exactly 2 times, but it was requested 1 time.\nRequests made to \"orders\":\n  1. GET https://h/orders",
@@ -42,7 +42,7 @@ struct VerificationTests {
         let stubs = self.stubs
         let never = stubs.stub(.get, "/x")
         let line = #line + 1
-        stubs.verify(never, requested: .once)
+        stubs.verify(never, requested: .exactly(1))
         let site = failures.messages.current.first?.site
         #expect(site?.line == line)
         #expect(site?.fileID.hasSuffix("VerificationTests.swift") == true)
@@ -53,7 +53,7 @@ struct VerificationTests {
         let stubs = StubRegistry(reporting: .custom { message, location in collected.withLock { $0.append((message, location)) } })
         let never = stubs.stub(.get, "/x")
         let line = #line + 1
-        stubs.verify(never, requested: .once)
+        stubs.verify(never, requested: .exactly(1))
         #expect(collected.current.map(\.location) == ["HTTPClientMocksTests/VerificationTests.swift:\(line)"])
         #expect(collected.current.first?.message.isEmpty == false)
     }
@@ -64,7 +64,7 @@ struct VerificationTests {
         _ = stubs.resolve(request("GET", "https://h/a?page=1"))
         _ = stubs.resolve(request("GET", "https://h/b?page=1"))
         #expect(stubs.verify(requestsMatching: .query(["page": "1"]), count: .exactly(2)))
-        #expect(!stubs.verify(requestsMatching: .path("/c"), count: .once))
+        #expect(!stubs.verify(requestsMatching: .path("/c"), count: .exactly(1)))
         #expect(failures.all.first?.hasPrefix("Expected path /c to be requested exactly 1 time, but it was requested 0 times.") == true)
     }
 
@@ -112,7 +112,7 @@ struct VerificationTests {
         let stub = stubs.stub(.get, "/users/1")
         let line = #line + 2
         withKnownIssue {
-            stubs.verify(stub, requested: .once)
+            stubs.verify(stub, requested: .exactly(1))
         } matching: { issue in
             issue.sourceLocation?.line == line
                 && issue.comments.contains { $0.rawValue.contains("to be requested exactly 1 time, but it was requested 0 times") }

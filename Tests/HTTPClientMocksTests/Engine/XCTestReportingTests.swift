@@ -22,7 +22,7 @@ final class XCTestReportingTests: XCTestCase {
         let stubs = StubRegistry("xctest registry")
         let stub = stubs.stub(.get, "/users/1")
         let line = #line + 1
-        stubs.verify(stub, requested: .once)
+        stubs.verify(stub, requested: .exactly(1))
 
         let failures = captured.current
         XCTAssertEqual(failures.count, 1)

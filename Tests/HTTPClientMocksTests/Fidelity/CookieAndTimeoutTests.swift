@@ -23,7 +23,7 @@ struct CookieAndTimeoutTests {
 
     @Test func everyCookieOfAResponseIsStored() async throws {
         let stubs = StubRegistry()
-        var headers = HTTPHeaders()
+        var headers: HTTPHeaders = [:]
         headers.add(name: "Set-Cookie", value: "a=1; Path=/; Expires=Wed, 21 Oct 2065 07:28:00 GMT")
         headers.add(name: "Set-Cookie", value: "b=2; Path=/")
         stubs.stub(.get, "/").respond(.status(200, headers: headers))

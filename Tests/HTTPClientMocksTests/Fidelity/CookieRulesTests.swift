@@ -14,7 +14,7 @@ struct CookieRulesTests {
         let session: any URLSessionProtocol
 
         init(_ transport: StubTransport, setting setCookies: [String], at path: String = "/set") {
-            var headers = HTTPHeaders()
+            var headers: HTTPHeaders = [:]
             for line in setCookies { headers.add(name: "Set-Cookie", value: line) }
             stubs.stub(.get, .prefix("/")).respond(.status(204)).allowingUnused()
             stubs.stub(.get, .prefix(path)).respond(.status(204, headers: headers))

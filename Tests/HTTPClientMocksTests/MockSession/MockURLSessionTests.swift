@@ -35,6 +35,15 @@ struct MockURLSessionTests {
         #expect(delivery.error == nil)
     }
 
+    @Test func repeatedHeaderFieldsArriveAsOneFieldUnderTheFirstSpellingWithTheValuesJoined() throws {
+        var headers: HTTPHeaders = [:]
+        headers.add(name: "X-Tag", value: "a")
+        headers.add(name: "x-tag", value: "b")
+        session.enqueue(.status(200, headers: headers))
+        let fields = try #require(load(session, "https://example.com/").value?.response?.allHeaderFields as? [String: String])
+        #expect(fields.filter { $0.key.lowercased() == "x-tag" } == ["X-Tag": "a, b"])
+    }
+
     @Test func nextDataIsDeliveredWithA200() throws {
         session.nextData = Data("x".utf8)
         let delivery = try #require(load(session, "https://example.com/").value)

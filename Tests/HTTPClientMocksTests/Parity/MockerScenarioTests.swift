@@ -310,7 +310,7 @@ struct MockerScenarioTests {
         let name = try await ProfileService(session: stubs.makeURLSession()).profileName()
 
         #expect(name == "Joe Jones")
-        stubs.verify(refresh, requested: .once)
+        stubs.verify(refresh, requested: .exactly(1))
     }
 }
 

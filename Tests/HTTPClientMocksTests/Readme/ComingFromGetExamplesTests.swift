@@ -37,7 +37,7 @@ struct RetryOnConflict: Interceptor {
     func retry(
         _ request: URLRequest, after result: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
     ) async throws -> RetryDecision {
-        guard case .failure(let error) = result, error.statusCode == 409 else { return .doNotRetry }
+        guard case .failure(let error) = result, error.response?.statusCode == 409 else { return .doNotRetry }
         return .retryAfter(0.2)
     }
 }

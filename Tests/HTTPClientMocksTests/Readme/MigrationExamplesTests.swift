@@ -60,7 +60,7 @@ struct MigrationExamplesTests {
 
         _ = try await client.get("https://api.example.com/users/1")
 
-        stubs.verify(userStub, requested: .once)
+        stubs.verify(userStub, requested: .exactly(1))
     }
 
     @Test func servesTheFixtureFolder() async throws {

@@ -70,7 +70,7 @@ struct UserService {
     let user = try await service.user(id: 1)
 
     #expect(user.name == "Ada")
-    stubs.verify(profile, requested: .once)
+    stubs.verify(profile, requested: .exactly(1))
     #expect(profile.calls.first?.pathParameters["id"] == "1")
     stubs.verify()  // no unmatched requests, no unused stubs
 }
@@ -245,7 +245,7 @@ struct ProfileLoader {
     let client = HTTPClient(session: MockURLSession(stubs: stubs))
 
     var shown = ""
-    for try await event in try await client.stream(.get("https://api.example.com/chat")).serverSentEvents()
+    for try await event in try await client.stream(.get("https://api.example.com/chat")).chunks.serverSentEvents()
     where event.type == "token" {
         shown += event.data
     }

@@ -1,7 +1,8 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 import Testing
+
+@testable import HTTPClient
 
 @Suite("Streaming responses through HTTPClient")
 struct HTTPClientStreamTests {
@@ -28,7 +29,7 @@ struct HTTPClientStreamTests {
         let client = HTTPClient(session: MockURLSession(stubs: stubs))
 
         var text = ""
-        for try await event in try await client.stream(.get("https://api.example.com/chat")).serverSentEvents() {
+        for try await event in try await client.stream(.get("https://api.example.com/chat")).chunks.serverSentEvents() {
             text += event.data
         }
 
@@ -170,7 +171,7 @@ struct HTTPClientStreamTests {
         let client = HTTPClient(session: MockURLSession(stubs: stubs, simulatesLatency: true))
         let (gotEvent, signal) = AsyncStream<Void>.makeStream()
         let reader = Task {
-            for try await _ in try await client.stream(.get("https://h/chat")).serverSentEvents() { signal.yield() }
+            for try await _ in try await client.stream(.get("https://h/chat")).chunks.serverSentEvents() { signal.yield() }
         }
         var signals = gotEvent.makeAsyncIterator()
         _ = await signals.next()
