@@ -850,4 +850,31 @@ struct AttackTests {
         #expect(reported.contains("/missing"))
         #expect(stubs.requests.last?.url.path == "/missing")
     }
+
+    // MARK: Seventh round
+
+    @Test func theURLProtocolTransportHoldsAThrottledBodyToTheTimeoutToo() async throws {
+        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        stubs.stub(.get, "/t").respond(.status(200, body: Data(count: 1)).throttled(to: .totalTime(1)))
+        var sent = request("GET", "https://h/t")
+        sent.timeoutInterval = 0.2
+        let session = stubs.makeURLSession()
+        let result: Result<(Data, URLResponse), any Error>
+        do { result = .success(try await session.data(for: sent)) } catch { result = .failure(error) }
+        withKnownIssue("a throttled body's pauses are not held to the request's timeout (URLSession's is an idle timeout)") {
+            #expect(throws: URLError.self) { try result.get() }
+        }
+    }
+
+    @Test func aWhitespaceBodyForAnOptionalTypeIsADecodingFailureAsInGet() async throws {
+        let session = MockURLSession()
+        session.enqueue(.text(" \n"))
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await HTTPClient(session: session).send(HTTPClient.Request<Person?>.get(testURL("https://h/p")))
+        }
+        guard case .decodingFailed? = error else {
+            Issue.record("expected decodingFailed, got \(String(describing: error))")
+            return
+        }
+    }
 }
