@@ -877,4 +877,22 @@ struct AttackTests {
             return
         }
     }
+
+    @Test func aSameOrigin307KeepsMethodAndBodyButDropsEveryReservedHeader() async throws {
+        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        stubs.stub(.post, "https://a.example/old").respond(.status(307, headers: ["Location": "/new"]))
+        stubs.stub(.post, "https://a.example/new").respond(.status(201))
+        let reserved = [
+            "Authorization": "Bearer S", "Proxy-Authorization": "Basic P", "Proxy-Authenticate": "Basic",
+            "WWW-Authenticate": "Bearer", "Connection": "close", "Host": "a.example", "Cookie": "c=1",
+        ]
+        let (_, response) = try await MockURLSession(stubs: stubs).data(
+            for: request("POST", "https://a.example/old", headers: reserved.merging(["X-Kept": "yes"]) { $1 }, body: Data("payload".utf8)))
+        #expect((response as? HTTPURLResponse)?.statusCode == 201)
+        let hop = try #require(stubs.requests.last)
+        #expect(hop.method == "POST")
+        #expect(hop.body == Data("payload".utf8))
+        #expect(hop.headers["X-Kept"] == "yes")
+        for name in reserved.keys { #expect(hop.headers[name] == nil, "\(name) carried to the next hop") }
+    }
 }
