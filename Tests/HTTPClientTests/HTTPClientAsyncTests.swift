@@ -170,6 +170,16 @@ struct HTTPClientAsyncTests {
         #expect(error?.description.contains("at id") == true)
     }
 
+    @Test func aDecodingFailuresDescriptionEndsItsReasonWithOneFullStopBeforeTheBody() async {
+        session.enqueue(.json(raw: "not json"))
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPClient.Request<User>.get(url("https://example.com/users/1"))).value
+        }
+        let description = error?.description ?? ""
+        #expect(description.contains("Body: not json"))
+        #expect(!description.contains(".."))
+    }
+
     @Test func truncatedJSONIsADecodingError() async {
         session.enqueue(.json(raw: #"{"id": 1, "na"#))
         let error = await #expect(throws: HTTPClientError.self) {

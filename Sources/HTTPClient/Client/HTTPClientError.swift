@@ -108,8 +108,9 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
             return "HTTP \(response.statusCode) from \(response.redactedURL(redaction))"
                 + response.bodyExcerpt(prefix: ": ", response.hidingItsCredentials(redaction))
         case .validationFailed(let response, let underlying):
-            return "HTTP \(response.statusCode) from \(response.redactedURL(redaction)) failed validation: \(underlying)"
-                + response.bodyExcerpt(prefix: ". Body: ", response.hidingItsCredentials(redaction))
+            let reason = "\(underlying)"
+            return "HTTP \(response.statusCode) from \(response.redactedURL(redaction)) failed validation: \(reason)"
+                + response.bodyExcerpt(prefix: Self.bodyAfter(reason), response.hidingItsCredentials(redaction))
         case .retryLimitReached(let attempts, let last):
             return "An interceptor asked for a retry after attempt \(attempts), the most its maximumAttempts allows, "
                 + "so none was sent. The last attempt: \(last)"
@@ -120,10 +121,17 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
         case .file(let error):
             return error.description
         case .decodingFailed(let type, let response, let underlying):
+            let reason = Self.explain(underlying)
             return "Could not decode \(type) from the HTTP \(response.statusCode) response of "
-                + "\(response.redactedURL(redaction)): \(Self.explain(underlying))"
-                + response.bodyExcerpt(prefix: ". Body: ", response.hidingItsCredentials(redaction))
+                + "\(response.redactedURL(redaction)): \(reason)"
+                + response.bodyExcerpt(prefix: Self.bodyAfter(reason), response.hidingItsCredentials(redaction))
         }
+    }
+
+    /// What introduces the body after `reason`: one full stop, whether or not the reason ends
+    /// with its own.
+    private static func bodyAfter(_ reason: String) -> String {
+        reason.hasSuffix(".") ? " Body: " : ". Body: "
     }
 
     public var errorDescription: String? { description }
