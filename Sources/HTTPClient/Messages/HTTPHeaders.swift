@@ -121,6 +121,9 @@ extension StringProtocol {
     /// ASCII case-insensitive equality, which is what HTTP field names need. Cheaper than
     /// `lowercased()` on both sides because it allocates nothing.
     /// `package`: matchers and cassettes (HTTPClientStubs) compare header names this way.
+    /// `@inlinable`: called from the other modules, a generic function runs unspecialised there,
+    /// with a metadata lookup per character (it was most of a request matched by scheme and host).
+    @inlinable
     package func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         let lhs = utf8
         let rhs = other.utf8
@@ -128,10 +131,26 @@ extension StringProtocol {
         // Native strings compare over their bytes directly: iterating two UTF-8 views in step
         // cost most of a rejected header condition.
         let contiguous = lhs.withContiguousStorageIfAvailable { a in
-            rhs.withContiguousStorageIfAvailable { b in Self.asciiCaseInsensitiveEquals(a, b) }
+            rhs.withContiguousStorageIfAvailable { b in asciiCaseInsensitiveEquals(a, b) }
         }
         if let contiguous, let result = contiguous { return result }
-        return Self.asciiCaseInsensitiveEquals(lhs, rhs)
+        return asciiCaseInsensitiveEquals(lhs, rhs)
+    }
+
+    /// Whether this equals `lowercased` (text already folded by ``asciiLowercased``, such as a
+    /// stub's host), ASCII case-insensitively: only this side is folded, byte by byte.
+    /// `package`: the scheme and host conditions (HTTPClientStubs) fold their text once, when
+    /// the stub is made, and compare each request this way.
+    @inlinable
+    package func caseInsensitiveEquals(asciiLowercased lowercased: String) -> Bool {
+        let lhs = utf8
+        let rhs = lowercased.utf8
+        guard lhs.count == rhs.count else { return false }
+        let contiguous = lhs.withContiguousStorageIfAvailable { a in
+            rhs.withContiguousStorageIfAvailable { b in asciiCaseInsensitiveEquals(a, asciiLowercased: b) }
+        }
+        if let contiguous, let result = contiguous { return result }
+        return asciiCaseInsensitiveEquals(lhs, rhs)
     }
 
     /// Lower-cased in ASCII only, the folding ``caseInsensitiveEquals(_:)`` compares by: a key
@@ -139,15 +158,37 @@ extension StringProtocol {
     /// `package`: matchers (HTTPClientStubs) fold names this way.
     package var asciiLowercased: String {
         guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(self) }
-        return String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        return String(decoding: utf8.map(asciiLowercase), as: UTF8.self)
     }
+}
 
-    private static func asciiCaseInsensitiveEquals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
-        for (a, b) in zip(lhs, rhs) where a != b {
-            guard a | 0x20 == b | 0x20, (a | 0x20) >= 0x61, (a | 0x20) <= 0x7A else { return false }
-        }
-        return true
+/// `byte` with an ASCII capital letter lower-cased; any other byte unchanged.
+@inlinable
+func asciiLowercase(_ byte: UInt8) -> UInt8 {
+    byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+}
+
+/// Whether `bytes` equal `lowercased` (UTF-8 already folded as `asciiLowercased` folds), the
+/// ASCII capitals of `bytes` lower-cased; every other byte must be equal.
+/// `package`: the scheme and host conditions (HTTPClientStubs) compare a request's URL in place.
+@inlinable
+package func asciiCaseInsensitiveEquals(
+    _ bytes: UnsafeBufferPointer<UInt8>, asciiLowercased lowercased: UnsafeBufferPointer<UInt8>
+) -> Bool {
+    guard bytes.count == lowercased.count else { return false }
+    for index in 0..<bytes.count where bytes[index] != lowercased[index] {
+        guard asciiLowercase(bytes[index]) == lowercased[index] else { return false }
     }
+    return true
+}
+
+/// Whether two UTF-8 sequences are equal with ASCII letters compared case-insensitively.
+@inlinable
+func asciiCaseInsensitiveEquals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
+    for (a, b) in zip(lhs, rhs) where a != b {
+        guard asciiLowercase(a) == asciiLowercase(b) else { return false }
+    }
+    return true
 }
 
 extension String {

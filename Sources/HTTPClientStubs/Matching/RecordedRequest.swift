@@ -20,6 +20,9 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         let bodyStreamError: BodyStreamError?
         let isBodyHidden: Bool
         let hasQuery: Bool
+        /// Where the scheme and the authority lie in `urlString`, found while the path was
+        /// split: the scheme and host conditions read them per candidate stub.
+        let parts: URLParts
         /// Each header's lower-cased name, and its value at the same index (repeated fields
         /// joined as ``HTTPHeaders`` joins them): a header condition compares names with `==`,
         /// not case-insensitively field by field, per candidate stub. Arrays, not a dictionary:
@@ -53,6 +56,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             let split = RecordedRequest.splitting(url, urlString)
             path = split.path
             hasQuery = split.hasQuery
+            parts = split.parts
             let headers = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
             self.headers = headers
             var headerNames: [String] = []
@@ -145,11 +149,12 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         capture = Capture(request, bodyIsHidden: bodyIsHidden)
     }
 
-    /// The percent-decoded path (`/` when there is none), and whether a query follows it.
-    /// Hierarchical URLs (`scheme://...`), nearly all of them, are split by hand: `URLComponents`
-    /// would parse the whole URL, the larger part of a mocked round trip.
-    private static func splitting(_ url: URL, _ string: String) -> (path: String, hasQuery: Bool) {
+    /// The percent-decoded path (`/` when there is none), whether a query follows it, and where
+    /// the scheme and host are. Hierarchical URLs (`scheme://...`), nearly all of them, are
+    /// split by hand: `URLComponents` would parse the whole URL, the larger part of a mocked round trip.
+    private static func splitting(_ url: URL, _ string: String) -> (path: String, hasQuery: Bool, parts: URLParts) {
         var string = string
+        let parts = string.withUTF8(URLParts.init)
         // Scanned as contiguous UTF-8 bytes (String.Index arithmetic cost more than the rest of
         // the capture). The delimiters are ASCII, so byte offsets split the text cleanly.
         let split = string.withUTF8 { bytes -> (raw: String, hasQuery: Bool)? in
@@ -177,41 +182,22 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         }
         guard let split else {
             let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.path ?? url.path
-            return (path.isEmpty ? "/" : path, string.utf8.contains(UInt8(ascii: "?")))
+            return (path.isEmpty ? "/" : path, string.utf8.contains(UInt8(ascii: "?")), parts)
         }
-        guard split.raw.utf8.contains(UInt8(ascii: "%")) else { return (split.raw, split.hasQuery) }
-        return (split.raw.removingPercentEncoding ?? split.raw, split.hasQuery)
+        guard split.raw.utf8.contains(UInt8(ascii: "%")) else { return (split.raw, split.hasQuery, parts) }
+        return (split.raw.removingPercentEncoding ?? split.raw, split.hasQuery, parts)
     }
 
     // MARK: Parts of the URL, read from its text
 
     /// The scheme (`https`), or empty for a URL without one.
-    var scheme: Substring {
-        let text = Substring(urlString)
-        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return "" }
-        let scheme = text[..<colon]
-        return scheme.utf8.allSatisfy { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") } ? scheme : ""
-    }
+    var scheme: URLPart { URLPart(text: urlString, bytes: capture.parts.scheme) }
 
     /// Host and port as written (`api.example.com:8443`), without user information.
-    var authority: Substring {
-        let text = Substring(urlString)
-        guard let marker = text.range(of: "://") else { return "" }
-        let rest = text[marker.upperBound...]
-        let end = rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
-        let authority = rest[..<end]
-        guard let at = authority.utf8.lastIndex(of: UInt8(ascii: "@")) else { return authority }
-        return authority[authority.index(after: at)...]
-    }
+    var authority: URLPart { URLPart(text: urlString, bytes: capture.parts.authority) }
 
     /// The host name alone (`api.example.com`, `[::1]` for an IPv6 literal).
-    var hostName: Substring {
-        let authority = authority
-        // A colon after the closing bracket of an IPv6 literal, or any colon otherwise, starts the port.
-        let searchFrom = authority.utf8.lastIndex(of: UInt8(ascii: "]")) ?? authority.startIndex
-        guard let colon = authority[searchFrom...].utf8.firstIndex(of: UInt8(ascii: ":")) else { return authority }
-        return authority[..<colon]
-    }
+    var hostName: URLPart { URLPart(text: urlString, bytes: capture.parts.host) }
 
     /// The query as the registry indexes it (see `RequestMatcher.queryKey`), built once.
     var queryKey: String {

@@ -11,9 +11,11 @@ extension RequestMatcher {
 
     /// The URL scheme, case-insensitively.
     public static func scheme(_ scheme: String) -> RequestMatcher {
-        RequestMatcher(
+        // Folded once, here: each request is then compared byte by byte, its side folded alone.
+        let lowercased = scheme.asciiLowercased
+        return RequestMatcher(
             Condition(
-                "scheme \(scheme)", read: \.scheme, accepts: { $0.caseInsensitiveEquals(scheme) },
+                "scheme \(scheme)", read: \.scheme, accepts: { $0.caseInsensitiveEquals(asciiLowercased: lowercased) },
                 reason: { "scheme \($0) != \(scheme)" }))
     }
 
@@ -23,10 +25,11 @@ extension RequestMatcher {
         // colons inside an IPv6 literal's brackets are not one).
         let afterLiteral = host.utf8.lastIndex(of: UInt8(ascii: "]")) ?? host.utf8.startIndex
         let withPort = host.utf8[afterLiteral...].contains(UInt8(ascii: ":"))
+        let lowercased = host.asciiLowercased
         return RequestMatcher(
             Condition(
-                "host \(host)", read: { withPort ? $0.authority : $0.hostName }, accepts: { $0.caseInsensitiveEquals(host) },
-                reason: { "host \($0) != \(host)" }))
+                "host \(host)", read: { withPort ? $0.authority : $0.hostName },
+                accepts: { $0.caseInsensitiveEquals(asciiLowercased: lowercased) }, reason: { "host \($0) != \(host)" }))
     }
 
     /// The whole URL, as written (`"https://cdn.example/logo.png"`); with `ignoringQuery`, the
