@@ -24,7 +24,7 @@ public final class Stub: Sendable, CustomStringConvertible {
 
     private struct State {
         var matcher: RequestMatcher
-        var responses: [MockResponse] = [.status(200)]
+        var responses: [MockResponse] = [MockResponse.status(200).keepingMadeResponse()]
         var served = 0
         var limit: Int?
         var exhaustion = Exhaustion.repeatLast
@@ -72,7 +72,9 @@ public final class Stub: Sendable, CustomStringConvertible {
     @discardableResult
     package func respond(_ responses: [MockResponse]) -> Stub {
         state.withLock { state in
-            state.responses = responses.isEmpty ? [.status(200)] : responses
+            // Kept: the last response answers every later call.
+            state.responses =
+                responses.isEmpty ? [MockResponse.status(200).keepingMadeResponse()] : responses.map { $0.keepingMadeResponse() }
             state.served = 0
         }
         return self

@@ -45,6 +45,9 @@ public struct MockResponse: Sendable {
     /// Where this response comes from, when not from code: told to the request it answers
     /// (``RecordedRequest/answerSource``).
     var source: AnswerSource?
+    /// The `HTTPURLResponse` an `.http` outcome last made, handed to the next request for the
+    /// same URL again (copies of this response share it): see ``keepingMadeResponse()``.
+    private var madeResponse: MadeResponse?
 
     /// A response with this outcome, delivered after `latency` seconds at `throughput`.
     package init(_ outcome: Outcome, latency: TimeInterval = 0, throughput: Throughput? = nil) {
@@ -190,6 +193,15 @@ public struct MockResponse: Sendable {
     // MARK: Delivering
 
     /// Evaluates computed outcomes (keeping this response's timing unless the computed one has its own).
+    /// This response, keeping the `HTTPURLResponse` it makes for the next request to the same
+    /// URL: for a response given again and again (a stub's), not one built per request.
+    func keepingMadeResponse() -> MockResponse {
+        guard case .http = outcome, madeResponse == nil else { return self }
+        var copy = self
+        copy.madeResponse = MadeResponse()
+        return copy
+    }
+
     func resolved(for request: RecordedRequest) -> MockResponse {
         guard case .computed(let build) = outcome else { return self }
         var result: MockResponse
@@ -219,7 +231,8 @@ public struct MockResponse: Sendable {
             return (data, response, error)
         case .http(let statusCode, let headers, let body):
             guard let url = request.url,
-                let response = HTTPURLResponse.make(url: url, statusCode: statusCode, headers: headers)
+                let response = madeResponse?.response(url: url, statusCode: statusCode, headers: headers)
+                    ?? HTTPURLResponse.make(url: url, statusCode: statusCode, headers: headers)
             else {
                 return (nil, nil, URLError(.badURL))
             }

@@ -21,11 +21,25 @@ import HTTPClient
 public final class MockURLSession: URLSessionProtocol, Sendable {
     private struct Canned: Sendable {
         var nextDataTask = MockURLSessionDataTask()
-        var data: Data?
-        var response: URLResponse?
-        var error: (any Error)?
+        var data: Data? { didSet { madeAnswer = nil } }
+        var response: URLResponse? { didSet { madeAnswer = nil } }
+        var error: (any Error)? { didSet { madeAnswer = nil } }
+        /// The answer the values make, until one of them changes: one response for every
+        /// request in between, as a stub's (its `HTTPURLResponse` made once per URL).
+        private var madeAnswer: MockResponse?
 
         var isSet: Bool { data != nil || response != nil || error != nil }
+
+        /// What the values answer: 200 with `data` unless a response or an error is set.
+        mutating func answer() -> MockResponse {
+            if let madeAnswer { return madeAnswer }
+            let answer =
+                response == nil && error == nil
+                ? MockResponse.status(200, body: data ?? Data()).keepingMadeResponse()
+                : MockResponse(.completion(data: data, response: response, error: error))
+            madeAnswer = answer
+            return answer
+        }
     }
 
     private let canned: Locked<Canned>
@@ -100,11 +114,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         }
         cannedAnswers = registry.addFallback(cannedMatcher, in: .canned, site: site).named("nextData, nextResponse and nextError")
             .respond(
-                .computed { _ in
-                    let values = canned.current
-                    guard values.response != nil || values.error != nil else { return .status(200, body: values.data ?? Data()) }
-                    return MockResponse(.completion(data: values.data, response: values.response, error: values.error))
-                }
+                .computed { _ in canned.withLock { $0.answer() } }
             )
             .allowingUnused()
         defaultAnswer =
