@@ -33,6 +33,19 @@ struct MadeResponseTests {
         }
     }
 
+    @Test func requestsForManyURLsAtOnceEachGetAResponseWithTheirOwnURL() async throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "/items/{id}").respond(.status(200))
+        let session = MockURLSession(stubs: stubs)
+        let urls = (0..<300).map { "https://h.example/items/\($0 % 7)" }
+        let mismatches = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for url in urls { group.addTask { try await response(session, url).url?.absoluteString != url } }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(mismatches == 0)
+        #expect(stubs.requests.count == urls.count)
+    }
+
     @Test func aSequenceOfResponsesAnswersWithEachStatusInTurnThenRepeatsTheLast() async throws {
         let stubs = StubRegistry(reporting: .disabled)
         stubs.stub(.get, "/jobs/1").respond(.status(202), .status(200))
