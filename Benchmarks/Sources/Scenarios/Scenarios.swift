@@ -43,6 +43,14 @@ public enum Scenarios {
         }
     }
 
+    /// One data task on an in-process session, answered inside `resume()` (`MockURLSession` and
+    /// `HandWrittenMock` both answer there).
+    public static func inProcessRequest(_ session: any URLSessionProtocol, _ request: URLRequest) {
+        session.makeDataTask(with: request) { _, response, _ in
+            if response == nil { preconditionFailure("no response for \(request)") }
+        }.resume()
+    }
+
     // MARK: 3-4. Through Foundation's loading path
 
     /// A raw URLSession whose only protocol is a minimal canned URLProtocol.
