@@ -247,7 +247,8 @@ enum PeerTable {
         func perRequest(_ mode: [String]) throws -> String {
             FileHandle.standardError.write(Data("  callgrind: \(mode.joined(separator: " "))\n".utf8))
             let difference = try instructions(mode, large) - instructions(mode, small)
-            return String(format: "%.0fk", difference / Double(large - small) / 1_000)
+            let thousands = difference / Double(large - small) / 1_000
+            return String(format: thousands < 10 ? "%.1fk" : "%.0fk", thousands)
         }
         var text = """
             | instructions per request (callgrind, \(large) - \(small) requests) | stub URLProtocol, by full URL | by path | canned URLProtocol | `MockURLSession(stubs:)`, by full URL | by path |
