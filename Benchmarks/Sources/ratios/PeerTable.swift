@@ -146,7 +146,10 @@ enum PeerTable {
             try child.run()
             let output = pipe.fileHandleForReading.readDataToEndOfFile()
             child.waitUntilExit()
-            guard child.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
+            guard child.terminationStatus == 0 else {
+                let message = "run \(run) of \(runs) (\(executable) --peers-run) exited with status \(child.terminationStatus)"
+                throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: message])
+            }
             all.append(parse(String(decoding: output, as: UTF8.self)))
         }
         return all
