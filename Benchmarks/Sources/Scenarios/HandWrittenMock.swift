@@ -25,6 +25,11 @@ public final class HandWrittenMock: URLSessionProtocol, @unchecked Sendable {
     /// Forgets the recorded requests, so memory stays flat over a long measurement.
     public func removeAllRecords() { lock.withLock { recorded.removeAll(keepingCapacity: true) } }
 
+    /// Records `request` and returns a task that, on `resume()`, calls `completionHandler` with
+    /// "ok" and the prebuilt response.
+    /// - Parameters:
+    ///   - request: The request, recorded as it is.
+    ///   - completionHandler: Called once per `resume()`.
     public func makeDataTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any URLSessionDataTaskProtocol {
