@@ -1,23 +1,20 @@
 import Foundation
 import HTTPClient
 
-/// The in-process floor of issue 25: the mock a developer would write by hand. It records each
-/// request under a lock and answers canned data with a prebuilt response when the task resumes;
-/// no matching, no session emulation. `MockURLSession` is measured against it.
+/// The in-process floor of issue 25: the recording mock a developer writes by hand, as they write
+/// it. It appends each `URLRequest` to an array under a lock and returns a trivial data task
+/// whose `resume()` calls the completion with canned data and an `HTTPURLResponse` built for
+/// that request's URL (a hand-written mock cannot answer with another URL's response); no
+/// matching, no session emulation. `MockURLSession` is measured against it, both driven by
+/// `HTTPClient` (`Scenarios.clientCall`).
 public final class HandWrittenMock: URLSessionProtocol, @unchecked Sendable {
     // @unchecked: `recorded` is only touched under `lock`; everything else is immutable.
     private let lock = NSLock()
     private var recorded: [URLRequest] = []
     private let data = Data("ok".utf8)
-    private let response: HTTPURLResponse
 
-    /// A mock answering 200 and "ok" for `url` (the response is built once, here).
-    public init(answering url: URL) {
-        guard let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: nil) else {
-            preconditionFailure("no response for \(url)")
-        }
-        self.response = response
-    }
+    /// A mock answering every request with 200 and "ok".
+    public init() {}
 
     /// How many requests it has recorded.
     public var requestCount: Int { lock.withLock { recorded.count } }
@@ -26,7 +23,7 @@ public final class HandWrittenMock: URLSessionProtocol, @unchecked Sendable {
     public func removeAllRecords() { lock.withLock { recorded.removeAll(keepingCapacity: true) } }
 
     /// Records `request` and returns a task that, on `resume()`, calls `completionHandler` with
-    /// "ok" and the prebuilt response.
+    /// "ok" and a 200 response for the request's URL (or `URLError(.badURL)` if it has none).
     /// - Parameters:
     ///   - request: The request, recorded as it is.
     ///   - completionHandler: Called once per `resume()`.
@@ -34,8 +31,13 @@ public final class HandWrittenMock: URLSessionProtocol, @unchecked Sendable {
         with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any URLSessionDataTaskProtocol {
         lock.withLock { recorded.append(request) }
-        let (data, response) = (data, response)
-        return CannedTask { completionHandler(data, response, nil) }
+        let data = data
+        return CannedTask {
+            guard let url = request.url,
+                let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: nil)
+            else { return completionHandler(nil, nil, URLError(.badURL)) }
+            completionHandler(data, response, nil)
+        }
     }
 }
 

@@ -6,13 +6,19 @@ import Scenarios
 // One path of issue 25's table alone, N requests, for `valgrind --tool=callgrind`:
 //   profile --peer CELL N          through a real URLSession and the stub URLProtocol
 //   profile --canned CELL N        the same request, answered by the minimal canned URLProtocol
-//   profile --in-process CELL N    MockURLSession(stubs:)
-//   profile --hand-written N       the hand-written recording mock
-//   profile --next-data N          MockURLSession() answering nextData
+//   profile --in-process CELL N    client.get(url:) (or post) on MockURLSession(stubs:)
+//   profile --hand-written CELL N  the same call on the hand-written recording mock
+//   profile --next-data N          client.get(url:) on MockURLSession() answering nextData
+//                                  (its floor: --hand-written paths-1-only-url)
+// `--session-alone` before an in-process mode drops the client: a bare data task on the session.
 // CELL names a `PeerScenario` (`paths-1000-last-url`). The main thread waits on a semaphore:
 // no `await` at the top level, which valgrind 3.19 does not survive on Linux.
 
-let arguments = CommandLine.arguments
+let sessionAlone = CommandLine.arguments.dropFirst().first == "--session-alone"
+let arguments = sessionAlone ? [CommandLine.arguments[0]] + CommandLine.arguments.dropFirst(2) : CommandLine.arguments
+let usage =
+    "usage: profile --peer|--canned CELL N, profile [--session-alone] --in-process|--hand-written CELL N, "
+    + "or profile [--session-alone] --next-data N"
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
@@ -26,6 +32,12 @@ func cell(_ name: String) -> PeerScenario {
     return cell
 }
 
+/// `count` in-process requests on `session`: through a client's `get`/`post`, or alone.
+func run(_ session: any URLSessionProtocol, _ request: URLRequest, _ count: Int) {
+    let call = sessionAlone ? { Scenarios.inProcessRequest(session, request) } : Scenarios.clientCall(session, request)
+    for _ in 0..<count { call() }
+}
+
 /// One request on a real session, waited for.
 func send(_ session: URLSession, _ request: URLRequest) {
     let answered = DispatchSemaphore(value: 0)
@@ -37,9 +49,8 @@ func send(_ session: URLSession, _ request: URLRequest) {
 }
 
 guard arguments.count >= 3, let count = Int(arguments[arguments.count - 1]) else {
-    fail("usage: profile --peer|--canned|--in-process CELL N, or profile --hand-written|--next-data N")
+    fail(usage)
 }
-let oneStub = PeerScenario.all[0].prepare().request
 switch (arguments[1], arguments.count) {
 case ("--peer", 4):
     let (registry, request) = cell(arguments[2]).prepare()
@@ -51,15 +62,13 @@ case ("--canned", 4):
     for _ in 0..<count { send(session, request) }
 case ("--in-process", 4):
     let (registry, request) = cell(arguments[2]).prepare()
-    let session = MockURLSession(stubs: registry)
-    for _ in 0..<count { Scenarios.inProcessRequest(session, request) }
-case ("--hand-written", 3):
-    let session = HandWrittenMock(answering: oneStub.url ?? Scenarios.fixedURL("https://api.example.com"))
-    for _ in 0..<count { Scenarios.inProcessRequest(session, oneStub) }
+    run(MockURLSession(stubs: registry), request, count)
+case ("--hand-written", 4):
+    run(HandWrittenMock(), cell(arguments[2]).prepare().request, count)
 case ("--next-data", 3):
     let session = MockURLSession()
     session.nextData = Data("ok".utf8)
-    for _ in 0..<count { Scenarios.inProcessRequest(session, oneStub) }
+    run(session, PeerScenario.all[0].prepare().request, count)
 default:
-    fail("usage: profile --peer|--canned|--in-process CELL N, or profile --hand-written|--next-data N")
+    fail(usage)
 }

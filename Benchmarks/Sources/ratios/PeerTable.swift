@@ -3,11 +3,15 @@ import HTTPClient
 import HTTPClientStubs
 import Scenarios
 
+extension MockURLSession: PeerTable.RecordingSession {}
+extension HandWrittenMock: PeerTable.RecordingSession {}
+
 /// Issue 25's table (`ratios --peers`): every configuration of the issue through a real
 /// `URLSession` (`makeURLSession()`) as a ratio to the minimal canned URLProtocol answering the
-/// same request, and in process `MockURLSession` as a ratio to `HandWrittenMock`. Each run
-/// gives, per cell, the median of its per-round ratios (`Measure.ratiosToFloor`); runs are
-/// separate processes, and the table shows the median of the runs' medians and their range.
+/// same request; in process, `HTTPClient`'s `get(url:)` on `MockURLSession` as a ratio to the
+/// same call on `HandWrittenMock` (and, secondary, the two sessions alone). Each run gives, per
+/// cell, the median of its per-round ratios (`Measure.ratiosToFloor`); runs are separate
+/// processes, and the table shows the median of the runs' medians and their range.
 enum PeerTable {
     /// How long one run measures.
     struct Settings {
@@ -40,15 +44,21 @@ enum PeerTable {
         }
     }
 
-    /// The key of a cell's result: `peer paths-1000-last-url`, `in-process ...`, `next-data`,
-    /// and the floors' seconds per request (`canned`, `hand-written`).
+    /// The key of a cell's result: `peer paths-1000-last-url`, `in-process ...` (through the
+    /// client), `next-data`, `session-alone ...`, and the floors' seconds per request.
     typealias Results = [String: Double]
+
+    /// A mock whose recorded requests can be dropped between slices.
+    protocol RecordingSession { func removeAllRecords() }
 
     static let nextData = "next-data"
     static let cannedSeconds = "canned-seconds"
     static let handWrittenSeconds = "hand-written-seconds"
     static func peerKey(_ cell: PeerScenario) -> String { "peer \(cell)" }
     static func inProcessKey(_ cell: PeerScenario) -> String { "in-process \(cell)" }
+    static let sessionAloneSeconds = "session-alone-hand-written-seconds"
+    /// A cell's session-alone key, or `nextData`'s for `nil`.
+    static func sessionAloneKey(_ cell: PeerScenario?) -> String { "session-alone \(cell.map(\.description) ?? nextData)" }
 
     // MARK: One run
 
@@ -73,37 +83,52 @@ enum PeerTable {
         for (cell, ratios) in zip(cells, peerRatios) { results[peerKey(cell)] = Measure.median(ratios) }
         results[cannedSeconds] = Measure.median(cannedTimes)
 
-        // In process: MockURLSession(stubs:) per cell, then MockURLSession() answering nextData,
-        // each against a hand-written mock.
+        // In process, as a test uses a mock: the code under test calls `HTTPClient`'s completion
+        // get/post (`Scenarios.clientCall`) on a client made with `MockURLSession(stubs:)` per
+        // cell, then with `MockURLSession()` answering `nextData`, each against the same call on
+        // a client made with `HandWrittenMock`. Then the same sessions alone (a data task, no
+        // client), as a secondary set.
         let inProcess = cells.map { $0.prepare() }
         let plain = MockURLSession()
         plain.nextData = Data("ok".utf8)
         let mocks = inProcess.map { MockURLSession(stubs: $0.registry) } + [plain]
         let requests = inProcess.map(\.request) + [inProcess[0].request]
-        let handWritten = requests.map { HandWrittenMock(answering: $0.url ?? Scenarios.fixedURL("https://api.example.com")) }
+        let handWritten = requests.map { _ in HandWrittenMock() }
         for (mock, request) in zip(mocks, requests) where !answersInsideResume(mock, request) {
             preconditionFailure("MockURLSession no longer answers inside resume(): the in-process ratios would time half a request")
         }
-        var handWrittenTimes: [Double] = []
-        let inProcessRatios = await Measure.ratiosToFloor(scenarios: mocks.count, rounds: settings.rounds) { index, floor in
-            let request = requests[index]
-            let seconds: Double
-            if floor {
-                let session = handWritten[index]
-                seconds = Measure.perOperation(forAtLeast: settings.inProcessSlice) { Scenarios.inProcessRequest(session, request) }
-                session.removeAllRecords()
-                handWrittenTimes.append(seconds)
-            } else {
-                let session = mocks[index]
-                seconds = Measure.perOperation(forAtLeast: settings.inProcessSlice) { Scenarios.inProcessRequest(session, request) }
-                session.removeAllRecords()
-            }
+        let viaClient = await inProcessRatios(
+            settings, mocks: zip(mocks, requests).map { Scenarios.clientCall($0, $1) },
+            floors: zip(handWritten, requests).map { Scenarios.clientCall($0, $1) }, sessions: mocks + handWritten)
+        for (cell, ratios) in zip(cells, viaClient.ratios) { results[inProcessKey(cell)] = Measure.median(ratios) }
+        results[nextData] = Measure.median(viaClient.ratios[cells.count])
+        results[handWrittenSeconds] = viaClient.floorSeconds
+
+        let alone = await inProcessRatios(
+            settings, mocks: zip(mocks, requests).map { session, request in { Scenarios.inProcessRequest(session, request) } },
+            floors: zip(handWritten, requests).map { session, request in { Scenarios.inProcessRequest(session, request) } },
+            sessions: mocks + handWritten)
+        for (cell, ratios) in zip(cells, alone.ratios) { results[sessionAloneKey(cell)] = Measure.median(ratios) }
+        results[sessionAloneKey(nil)] = Measure.median(alone.ratios[cells.count])
+        results[sessionAloneSeconds] = alone.floorSeconds
+        return results
+    }
+
+    /// Per-round ratios of each of `mocks` to the floor call beside it in `floors`, and the
+    /// floors' median seconds a request. `sessions` are forgotten after every slice, so memory
+    /// stays flat.
+    @MainActor
+    private static func inProcessRatios(
+        _ settings: Settings, mocks: [() -> Void], floors: [() -> Void], sessions: [any RecordingSession]
+    ) async -> (ratios: [[Double]], floorSeconds: Double) {
+        var floorTimes: [Double] = []
+        let ratios = await Measure.ratiosToFloor(scenarios: mocks.count, rounds: settings.rounds) { index, floor in
+            let seconds = Measure.perOperation(forAtLeast: settings.inProcessSlice, floor ? floors[index] : mocks[index])
+            for session in sessions { session.removeAllRecords() }
+            if floor { floorTimes.append(seconds) }
             return seconds
         }
-        for (cell, ratios) in zip(cells, inProcessRatios) { results[inProcessKey(cell)] = Measure.median(ratios) }
-        results[nextData] = Measure.median(inProcessRatios[cells.count])
-        results[handWrittenSeconds] = Measure.median(handWrittenTimes)
-        return results
+        return (ratios, Measure.median(floorTimes))
     }
 
     /// Whether `session` calls the completion before `resume()` returns.
@@ -177,7 +202,7 @@ enum PeerTable {
         }
         let floors = [
             "canned URLProtocol \(formatTime(Measure.median(values(cannedSeconds)))) a request",
-            "hand-written mock \(formatTime(Measure.median(values(handWrittenSeconds))))",
+            "`client.get(url:)` on the hand-written mock \(formatTime(Measure.median(values(handWrittenSeconds))))",
         ]
         var text = """
             Issue 25's table: \(runs.count) run\(runs.count == 1 ? "" : "s") of \(settings.rounds) alternating rounds \
@@ -196,7 +221,7 @@ enum PeerTable {
         }
         text += """
 
-            | in process, `MockURLSession(stubs:)`, ratio to a hand-written mock | stubs by full URL | stubs by path | target: <= 1.3x |
+            | in process, `client.get(url:)` on `MockURLSession(stubs:)`, ratio to the same call on a hand-written mock | stubs by full URL | stubs by path | target: <= 1.3x |
             | --- | --- | --- | --- |
 
             """
@@ -206,17 +231,32 @@ enum PeerTable {
         }
         text += "| `MockURLSession()` answering `nextData` (target <= 1.1x) | \(figure(nextData)) | | "
         text += "\(verdict([nextData], median: 1.1)) |\n"
+        text += """
+
+            Session alone (secondary, not the issue's floor): a data task on `MockURLSession(stubs:)` \
+            against one on the hand-written mock, no client; the hand-written mock \
+            \(formatTime(Measure.median(values(sessionAloneSeconds)))) a request.
+
+            | session alone, ratio to the hand-written mock's data task | stubs by full URL | stubs by path |
+            | --- | --- | --- |
+
+            """
+        for (label, row) in PeerScenario.rows {
+            text += "| \(label) | \(cells(row, .fullURL, sessionAloneKey)) | \(cells(row, .path, sessionAloneKey)) |\n"
+        }
+        text += "| `MockURLSession()` answering `nextData` | \(figure(sessionAloneKey(nil))) | |\n"
         return text
     }
 
     // MARK: Instructions per request
 
-    /// `--callgrind SMALL LARGE`: runs each mode of the `profile` executable (built beside this
-    /// one) under `valgrind --tool=callgrind` with SMALL and with LARGE requests, and returns
-    /// Markdown rows of instructions per request (the difference over LARGE - SMALL requests, so
+    /// `--callgrind SMALL LARGE [--in-process-only]`: runs each mode of the `profile` executable
+    /// (built beside this one; only the in-process modes with `inProcessOnly`) under
+    /// `valgrind --tool=callgrind` with SMALL and with LARGE requests, and returns Markdown rows
+    /// of instructions per request (the difference over LARGE - SMALL requests, so
     /// start-up and warm-up cancel out). Debug information is stripped from a copy first:
     /// valgrind 3.19 cannot read the DWARF 5 that Swift 6.3 emits.
-    static func callgrindTable(small: Int, large: Int, executable: String) throws -> String {
+    static func callgrindTable(small: Int, large: Int, executable: String, inProcessOnly: Bool = false) throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ratios-callgrind-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -253,27 +293,41 @@ enum PeerTable {
             let thousands = difference / Double(large - small) / 1_000
             return String(format: thousands < 10 ? "%.1fk" : "%.0fk", thousands)
         }
-        var text = """
-            | instructions per request (callgrind, \(large) - \(small) requests) | stub URLProtocol, by full URL | by path | canned URLProtocol | `MockURLSession(stubs:)`, by full URL | by path |
-            | --- | --- | --- | --- | --- | --- |
+        /// One column: `mode` over `row`'s cells registered by `registration`, as `first / last`.
+        func column(_ row: [PeerScenario], _ registration: StubConfiguration.Registration, _ mode: [String]) throws -> String {
+            try row.filter { $0.registration == registration }.map { try perRequest(mode + ["\($0)"]) }.joined(separator: " / ")
+        }
+        var text = ""
+        if !inProcessOnly {
+            text += """
+                | instructions per request (callgrind, \(large) - \(small) requests) | stub URLProtocol, by full URL | by path | canned URLProtocol |
+                | --- | --- | --- | --- |
+
+                """
+            for (label, row) in PeerScenario.rows {
+                let columns = [
+                    try column(row, .fullURL, ["--peer"]), try column(row, .path, ["--peer"]), try column(row, .path, ["--canned"]),
+                ]
+                text += "| \(label) | \(columns.joined(separator: " | ")) |\n"
+            }
+            text += "\n"
+        }
+        text += """
+            | instructions per request (callgrind, \(large) - \(small) requests), in process | `client.get(url:)` on `MockURLSession(stubs:)`, by full URL | by path | on the hand-written mock | session alone: `MockURLSession(stubs:)`, by full URL | by path | the hand-written mock |
+            | --- | --- | --- | --- | --- | --- | --- |
 
             """
         for (label, row) in PeerScenario.rows {
             var columns: [String] = []
-            for mode in ["--peer", "--in-process"] {
-                for registration in StubConfiguration.Registration.allCases {
-                    columns.append(
-                        try row.filter { $0.registration == registration }.map { try perRequest([mode, "\($0)"]) }.joined(separator: " / "))
-                }
-                if mode == "--peer" {
-                    columns.append(
-                        try row.filter { $0.registration == .path }.map { try perRequest(["--canned", "\($0)"]) }.joined(separator: " / "))
-                }
+            for prefix in [[], ["--session-alone"]] {
+                columns.append(try column(row, .fullURL, prefix + ["--in-process"]))
+                columns.append(try column(row, .path, prefix + ["--in-process"]))
+                columns.append(try column(row, .path, prefix + ["--hand-written"]))
             }
             text += "| \(label) | \(columns.joined(separator: " | ")) |\n"
         }
-        text += "\nIn process, the hand-written mock: \(try perRequest(["--hand-written"])) instructions a request; "
-        text += "`MockURLSession()` answering `nextData`: \(try perRequest(["--next-data"])).\n"
+        text += "| `MockURLSession()` answering `nextData` | \(try perRequest(["--next-data"])) | | (as one stub) | "
+        text += "\(try perRequest(["--session-alone", "--next-data"])) | | (as one stub) |\n"
         return text
     }
 }
