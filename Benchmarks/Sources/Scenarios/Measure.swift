@@ -43,6 +43,38 @@ public enum Measure {
         return elapsed / Double(count)
     }
 
+    /// The order in which a round visits `count` scenarios: forwards, and backwards every other
+    /// round, so that a scenario measured late in one round is measured early in the next.
+    public static func order(of count: Int, round: Int) -> [Int] {
+        round.isMultiple(of: 2) ? Array(0..<count) : Array((0..<count).reversed())
+    }
+
+    /// Per-round ratios of each of `count` scenarios to a floor timed beside it:
+    /// `time(index, false)` times scenario `index` for one short slice, `time(index, true)` its
+    /// floor (answering the same request). A round visits every scenario with its floor just
+    /// before it, and the next round runs the same sequence backwards (the floor just after), so
+    /// the drift of a shared machine's load weighs on both sides of every ratio alike. One round
+    /// first warms every path up and is not counted. Returns `ratios[scenario][round]`.
+    @MainActor
+    public static func ratiosToFloor(
+        scenarios count: Int, rounds: Int, _ time: (_ scenario: Int, _ floor: Bool) async -> Double
+    ) async -> [[Double]] {
+        for scenario in 0..<count {
+            _ = await time(scenario, true)
+            _ = await time(scenario, false)
+        }
+        var ratios = [[Double]](repeating: [], count: count)
+        for round in 0..<rounds {
+            let floorFirst = round.isMultiple(of: 2)
+            for scenario in order(of: count, round: round) {
+                let before = await time(scenario, floorFirst)
+                let after = await time(scenario, !floorFirst)
+                ratios[scenario].append(floorFirst ? after / before : before / after)
+            }
+        }
+        return ratios
+    }
+
     /// The median of `values`.
     public static func median(_ values: [Double]) -> Double {
         values.isEmpty ? .nan : values.sorted()[values.count / 2]

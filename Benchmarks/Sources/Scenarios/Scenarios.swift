@@ -43,6 +43,37 @@ public enum Scenarios {
         }
     }
 
+    /// One data task on an in-process session, answered inside `resume()` (`MockURLSession` and
+    /// `HandWrittenMock` both answer there).
+    public static func inProcessRequest(_ session: any URLSessionProtocol, _ request: URLRequest) {
+        session.makeDataTask(with: request) { _, response, _ in
+            if response == nil { preconditionFailure("no response for \(request)") }
+        }.resume()
+    }
+
+    /// What the code under test does in issue 25's in-process table: `HTTPClient`'s completion
+    /// `get(url:headers:completion:)` (`post(url:body:headers:completion:)` for a POST) on a
+    /// client made with `session`, with the request's URL, headers and body. The completion
+    /// style, because with an in-process session it completes inside the call, so a request is
+    /// timed whole with no `Task` hop; the same call drives both sides of a ratio.
+    /// - Parameters:
+    ///   - session: `MockURLSession` or `HandWrittenMock`.
+    ///   - request: The cell's request; its URL, headers, method and body are what the call sends.
+    /// - Returns: One call, failing loudly if the client reports an error (an unmatched stub).
+    public static func clientCall(_ session: any URLSessionProtocol, _ request: URLRequest) -> () -> Void {
+        let client = HTTPClient(session: session)
+        guard let url = request.url else { preconditionFailure("no URL in \(request)") }
+        let headers = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
+        let body = request.httpBody
+        let completion: @Sendable (Result<HTTPClient.Response<Data>, HTTPClientError>) -> Void = { result in
+            if case .failure(let error) = result { preconditionFailure("\(url): \(error)") }
+        }
+        if request.httpMethod == "POST" {
+            return { client.post(url: url, body: body, headers: headers, completion: completion) }
+        }
+        return { client.get(url: url, headers: headers, completion: completion) }
+    }
+
     // MARK: 3-4. Through Foundation's loading path
 
     /// A raw URLSession whose only protocol is a minimal canned URLProtocol.

@@ -2,8 +2,9 @@ import Foundation
 import HTTPClient
 import HTTPClientStubs
 
-/// The registries of the per-configuration table (11): `count` stubs that differ in one way,
-/// with the requests that the first and the last registered answer.
+/// The registries of the per-configuration table (11) and of issue 25's table (`ratios --peers`):
+/// `count` stubs that differ in one way, with the requests that the first and the last
+/// registered answer.
 public enum StubConfiguration: String, CaseIterable, Sendable {
     case exactPaths = "exact paths (`/items/N`)"
     case queryVariants = "one path, query variants (`/items?page=N&size=20`)"
@@ -16,29 +17,59 @@ public enum StubConfiguration: String, CaseIterable, Sendable {
     /// Not indexed: an exact body, tested stub by stub.
     case scannedBodies = "one path, `.body(\"variant N\")` (scanned)"
 
+    /// How a stub names where it answers: a full URL fixes the scheme and host too.
+    public enum Registration: String, CaseIterable, Sendable {
+        /// `https://api.example.com/items/1`
+        case fullURL = "url"
+        /// `/items/1`
+        case path
+    }
+
+    /// A short name for command lines (`ratios --profile-peer`).
+    public var name: String {
+        switch self {
+        case .exactPaths: "paths"
+        case .queryVariants: "query"
+        case .querySubsets: "query-subset"
+        case .templates: "templates"
+        case .headers: "headers"
+        case .jsonBodies: "json"
+        case .scannedHeaders: "scanned-headers"
+        case .scannedBodies: "scanned-bodies"
+        }
+    }
+
     /// Whether the registry finds the stub without testing the others.
     public var isIndexed: Bool { ![.jsonBodies, .scannedHeaders, .scannedBodies].contains(self) }
 
-    /// A registry of `count` stubs, and requests for the first and the last registered.
-    public func registry(stubs count: Int) -> (registry: StubRegistry, first: URLRequest, last: URLRequest) {
+    /// A registry of `count` stubs, and requests for the first and the last registered. Without
+    /// `registration`, query variants are registered by full URL and the others by path.
+    public func registry(
+        stubs count: Int, registeredBy registration: Registration? = nil
+    ) -> (registry: StubRegistry, first: URLRequest, last: URLRequest) {
         let stubs = StubRegistry("\(self)", reporting: .disabled)
-        for index in 0..<count { register(index, in: stubs) }
+        let origin = (registration ?? (self == .queryVariants ? .fullURL : .path)) == .fullURL ? "https://api.example.com" : ""
+        for index in 0..<count { register(index, in: stubs, origin: origin) }
         return (stubs, request(0), request(count - 1))
     }
 
-    private func register(_ index: Int, in stubs: StubRegistry) {
+    /// Registers stub `index`; `origin` (a scheme and host, or nothing) starts its target.
+    private func register(_ index: Int, in stubs: StubRegistry, origin: String) {
         let answer = MockResponse.status(200, body: Data("ok".utf8))
+        let target = { (pathAndQuery: String) in StubTarget(origin + pathAndQuery) }
         switch self {
-        case .exactPaths: stubs.stub(.get, "/items/\(index)").respond(answer)
-        case .queryVariants: stubs.stub(.get, "https://api.example.com/items?page=\(index)&size=20").respond(answer)
-        case .querySubsets: stubs.stub(.get, "/items").matching(.query(["page": "\(index)"])).respond(answer)
-        case .templates: stubs.stub(.get, "/v1/res\(index)/{id}").respond(answer)
-        case .headers: stubs.stub(.get, "/items").matching(.header("X-Variant", "\(index)")).respond(answer)
+        case .exactPaths: stubs.stub(.get, target("/items/\(index)")).respond(answer)
+        case .queryVariants: stubs.stub(.get, target("/items?page=\(index)&size=20")).respond(answer)
+        case .querySubsets: stubs.stub(.get, target("/items")).matching(.query(["page": "\(index)"])).respond(answer)
+        case .templates: stubs.stub(.get, target("/v1/res\(index)/{id}")).respond(answer)
+        case .headers: stubs.stub(.get, target("/items")).matching(.header("X-Variant", "\(index)")).respond(answer)
         case .jsonBodies:
-            stubs.stub(.post, "/items").matching(.jsonBody(containing: .object(["variant": .integer(Int64(index))]))).respond(answer)
+            stubs.stub(.post, target("/items")).matching(.jsonBody(containing: .object(["variant": .integer(Int64(index))])))
+                .respond(answer)
         case .scannedHeaders:
-            stubs.stub(.get, "/items").matching(.header("X-Variant", "\(index)") || .header("X-Other", "\(index)")).respond(answer)
-        case .scannedBodies: stubs.stub(.post, "/items").matching(.body("variant \(index)")).respond(answer)
+            stubs.stub(.get, target("/items")).matching(.header("X-Variant", "\(index)") || .header("X-Other", "\(index)"))
+                .respond(answer)
+        case .scannedBodies: stubs.stub(.post, target("/items")).matching(.body("variant \(index)")).respond(answer)
         }
     }
 

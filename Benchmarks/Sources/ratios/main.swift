@@ -6,7 +6,8 @@ import Scenarios
 
 // Prints the side-by-side table of BENCHMARKS.md from ONE run, so ratios compare numbers taken
 // on the same machine at the same time. `--smoke` runs every scenario briefly (for CI: it
-// checks they work, not how fast they are).
+// checks they work, not how fast they are). `--peers` prints issue 25's tables alone
+// (`PeerTable`), also printed after the full run's table.
 
 let arguments = CommandLine.arguments
 let smoke = arguments.contains("--smoke")
@@ -47,6 +48,19 @@ for (flag, scenario) in [("--profile-mocked", Scenarios.mockedGet), ("--profile-
         for _ in 0..<count { operation() }
         exit(0)
     }
+}
+
+// `--peers-run`: one run of issue 25's table, printed as `key value` lines for `--peers`.
+if arguments.contains("--peers-run") {
+    print(PeerTable.lines(await PeerTable.measureOnce(smoke ? .smoke : PeerTable.Settings(parsing: arguments))))
+    exit(0)
+}
+
+/// The `--peers` tables: `--runs N` child processes (5 unless given; one, in process, with `--smoke`).
+@MainActor func peerTables() async throws -> String {
+    let settings = smoke ? .smoke : PeerTable.Settings(parsing: arguments)
+    let runs = smoke ? 1 : arguments.firstIndex(of: "--runs").flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil } ?? 5
+    return PeerTable.markdown(try await PeerTable.measure(runs: max(1, runs), settings, executable: arguments[0]), settings)
 }
 
 // `--profile-match K STUBS N`: N matches of the oldest of STUBS stubs of configuration K (its
@@ -402,11 +416,6 @@ if let index = arguments.firstIndex(of: "--slow-stream-child"), index + 2 < argu
     let rounds = smoke ? 2 : 7
     let slice = smoke ? 0.002 : 0.02
     let canned = Scenarios.cannedURLProtocolSession()
-    let inProcess: @Sendable (MockURLSession, URLRequest) -> Void = { session, request in
-        session.makeDataTask(with: request) { _, response, _ in
-            if response == nil { preconditionFailure("no response for \(request)") }
-        }.resume()
-    }
     for configuration in StubConfiguration.allCases {
         // Per scenario (0: one stub; then first and last for each size), per round.
         var local: [[Double]] = Array(repeating: [], count: 1 + 2 * sizes.count)
@@ -418,12 +427,11 @@ if let index = arguments.firstIndex(of: "--slow-stream-child"), index + 2 < argu
             let mocks = built.map { MockURLSession(stubs: $0.registry) }
             let sessions = built.map { $0.registry.makeURLSession() }
             func owner(_ scenario: Int) -> Int { (scenario + 1) / 2 }  // which registry a scenario uses
-            var order = Array(0..<scenarios.count)
-            if !round.isMultiple(of: 2) { order.reverse() }
+            let order = Measure.order(of: scenarios.count, round: round)
             for scenario in order {
                 let (_, request) = scenarios[scenario]
                 let mock = mocks[owner(scenario)]
-                local[scenario].append(Measure.perOperation(forAtLeast: slice) { inProcess(mock, request) })
+                local[scenario].append(Measure.perOperation(forAtLeast: slice) { Scenarios.inProcessRequest(mock, request) })
             }
             for scenario in (round.isMultiple(of: 2) ? [scenarios.count] + order : order + [scenarios.count]) {
                 if scenario == scenarios.count {
@@ -491,6 +499,21 @@ if let index = arguments.firstIndex(of: "--slow-stream-child"), index + 2 < argu
 if arguments.contains("--stub-table") {
     await measureStubTable()
     for (scenario, measured, ratio, target) in rows { print("| \(scenario) | \(measured) | \(ratio) | \(target) |") }
+    exit(0)
+}
+
+// `--callgrind SMALL LARGE [--in-process-only]`: instructions per request of every path of
+// issue 25's table (only the in-process ones, a few minutes instead of twenty, with the flag).
+if let index = arguments.firstIndex(of: "--callgrind"), index + 2 < arguments.count,
+    let small = Int(arguments[index + 1]), let large = Int(arguments[index + 2]), large > small
+{
+    let inProcessOnly = arguments.contains("--in-process-only")
+    print(try PeerTable.callgrindTable(small: small, large: large, executable: arguments[0], inProcessOnly: inProcessOnly))
+    exit(0)
+}
+
+if arguments.contains("--peers") {
+    print(try await peerTables())
     exit(0)
 }
 
@@ -652,6 +675,7 @@ row("(8) loading a 10,000-interaction cassette (parse + register)", formatTime(l
 await measureStubTable()
 try measureLargeInputs()
 try await measureTransfers()
+let peers = try await peerTables()
 
 // MARK: The table
 
@@ -671,3 +695,4 @@ print(
 for (scenario, measured, ratio, target) in rows {
     print("| \(scenario) | \(measured) | \(ratio) | \(target) |")
 }
+print("\n" + peers)
