@@ -6,11 +6,11 @@ import HTTPClient
     /// The HTTP versions a ``StubServer`` reads; others are answered 505.
     public enum Version: Sendable, Hashable, CustomStringConvertible {
         /// HTTP/1.0: the connection closes after the answer unless the client asks to keep it.
-        case http1_0
+        case http10
         /// HTTP/1.1: the connection stays open unless the client asks to close it.
-        case http1_1
+        case http11
 
-        public var description: String { self == .http1_0 ? "HTTP/1.0" : "HTTP/1.1" }
+        public var description: String { self == .http10 ? "HTTP/1.0" : "HTTP/1.1" }
     }
 
     /// The method, any token, in the case it was sent (`GET`, `PURGE`).
@@ -41,12 +41,12 @@ import HTTPClient
     public var keepsAlive: Bool {
         let options = listElements(of: "Connection")
         if options.contains("close") { return false }
-        return version == .http1_1 || options.contains("keep-alive")
+        return version == .http11 || options.contains("keep-alive")
     }
 
     /// Whether the client waits for `100 Continue` before it sends the body (`Expect: 100-continue`
     /// on HTTP/1.1; RFC 9110 section 10.1.1 tells HTTP/1.0 servers to ignore it).
     public var expectsContinue: Bool {
-        version == .http1_1 && listElements(of: "Expect").contains("100-continue")
+        version == .http11 && listElements(of: "Expect").contains("100-continue")
     }
 }

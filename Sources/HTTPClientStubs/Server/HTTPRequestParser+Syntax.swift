@@ -48,8 +48,8 @@ extension HTTPRequestParser {
             isDigit(bytes[7])
         else { throw .malformed("the request line does not end in an HTTP version: \(printable(version))") }
         switch (bytes[5], bytes[7]) {
-        case (UInt8(ascii: "1"), UInt8(ascii: "1")): return .http1_1
-        case (UInt8(ascii: "1"), UInt8(ascii: "0")): return .http1_0
+        case (UInt8(ascii: "1"), UInt8(ascii: "1")): return .http11
+        case (UInt8(ascii: "1"), UInt8(ascii: "0")): return .http10
         default: throw HTTPRequestParseError(505, "\(printable(version)) is not served; HTTP/1.0 and HTTP/1.1 are")
         }
     }
@@ -80,7 +80,7 @@ extension HTTPRequestParser {
     static func framing(of head: HTTPRequestHead, limits: HTTPServerLimits) throws(HTTPRequestParseError) -> Framing {
         let hosts = head.values(of: "Host")
         if hosts.count > 1 { throw .malformed("more than one Host line") }
-        if hosts.isEmpty, head.version == .http1_1 { throw .malformed("an HTTP/1.1 request without a Host line") }
+        if hosts.isEmpty, head.version == .http11 { throw .malformed("an HTTP/1.1 request without a Host line") }
         let lengths = head.values(of: "Content-Length")
         let codings = head.listElements(of: "Transfer-Encoding")
         if !head.values(of: "Transfer-Encoding").isEmpty {

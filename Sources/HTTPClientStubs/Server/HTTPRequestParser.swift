@@ -47,6 +47,9 @@ import HTTPClient
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var bodyIsAnnounced = false
+    /// How many bytes the search for line ends has looked at: what the tests read to check that
+    /// no byte is scanned twice, however the input is split.
+    private(set) var bytesExamined = 0
 
     /// A parser for one connection.
     /// - Parameter limits: the sizes past which a request is refused (431 or 413).
@@ -140,6 +143,7 @@ import HTTPClient
     /// The next line without its CRLF, or nil until it is complete. Counts it to the head's size.
     private mutating func nextLine() throws(HTTPRequestParseError) -> ArraySlice<UInt8>? {
         let end = buffer[scanned...].firstIndex(of: .lf)
+        bytesExamined += (end.map { $0 + 1 } ?? buffer.count) - scanned
         guard let end else {
             scanned = buffer.count
             if headBytes + (buffer.count - position) > limits.maximumHeadBytes { throw headTooLarge() }
@@ -219,7 +223,7 @@ import HTTPClient
 
     private mutating func finishRequest() -> ParsedRequest {
         let request = ParsedRequest(
-            head: head ?? HTTPRequestHead(method: "", target: "", version: .http1_1, headers: []),
+            head: head ?? HTTPRequestHead(method: "", target: "", version: .http11, headers: []),
             body: bodyIsAnnounced ? Data(body) : nil)
         state = .requestLine
         requestLine = nil

@@ -55,4 +55,20 @@ import HTTPClient
         request.httpBody = body
         return request
     }
+
+    /// The request as a client writes it: the request line, every header line as read, and the
+    /// body framed as the head says (one chunk and the last chunk when chunked). Reading these
+    /// bytes gives this request back; the fuzzer and the tests check that the parser is faithful with it.
+    public func serialized() -> [UInt8] {
+        var text = "\(head.method) \(head.target) \(head.version)\r\n"
+        for field in head.headers { text += "\(field.name): \(field.value)\r\n" }
+        var bytes = Array((text + "\r\n").utf8)
+        guard let body else { return bytes }
+        if head.values(of: "Transfer-Encoding").isEmpty {
+            bytes += body
+        } else {
+            bytes += HTTPResponseWriter.chunk(body) + HTTPResponseWriter.lastChunk
+        }
+        return bytes
+    }
 }
