@@ -137,20 +137,6 @@ struct StubServerHTTPTests {
         #expect(connection.isClosedByServer())
     }
 
-    @Test func aTargetThatMakesNoURLGetsA400InItsTurn() async throws {
-        let stubs = StubRegistry(reporting: failures.reporting)
-        stubs.stub(.get, "/a").respond(.text("A"))
-        let server = try server(stubs)
-        defer { server.stop() }
-        let connection = try RawConnection(port: server.port)
-
-        connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET http:///nohost HTTP/1.1\r\nHost: x\r\n\r\n")
-
-        #expect(try connection.readResponse().text == "A")
-        #expect(try connection.readResponse().status == 400)
-        #expect(connection.isClosedByServer())
-    }
-
     @Test func aHeadOverTheLimitGetsA431() async throws {
         let stubs = StubRegistry(reporting: failures.reporting)
         let server = try server(stubs) { $0.limits = HTTPServerLimits(maximumHeadBytes: 1024) }
