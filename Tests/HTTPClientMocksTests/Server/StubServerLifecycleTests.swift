@@ -143,6 +143,19 @@ struct StubServerLifecycleTests {
         #expect(try connection.readResponse().body == body)
     }
 
+    @Test func thousandsOfPipelinedRequestsAreAnsweredInOrder() async throws {
+        let stubs = StubRegistry(reporting: failures.reporting)
+        stubs.stub(.get, "/items/{id}").respond(.computed { request in .text(request.pathParameters["id"] ?? "") })
+        let server = try StubServer(stubs)
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+
+        connection.send((0..<2000).map { "GET /items/\($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
+        let texts = try (0..<2000).map { _ in try connection.readResponse().text }
+
+        #expect(texts == (0..<2000).map(String.init))
+    }
+
     @Test func hundredsOfConcurrentRequestsAreAllAnswered() async throws {
         let stubs = StubRegistry(reporting: failures.reporting)
         stubs.stub(.get, "/items/{id}").respond(.computed { request in .text(request.pathParameters["id"] ?? "") })
