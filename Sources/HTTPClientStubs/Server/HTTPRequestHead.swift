@@ -1,0 +1,52 @@
+import Foundation
+import HTTPClient
+
+/// A request's line and header fields, as a client sent them: what a server knows before the body.
+@_spi(Engine) public struct HTTPRequestHead: Sendable, Hashable {
+    /// The HTTP versions a ``StubServer`` reads; others are answered 505.
+    public enum Version: Sendable, Hashable, CustomStringConvertible {
+        /// HTTP/1.0: the connection closes after the answer unless the client asks to keep it.
+        case http10
+        /// HTTP/1.1: the connection stays open unless the client asks to close it.
+        case http11
+
+        public var description: String { self == .http10 ? "HTTP/1.0" : "HTTP/1.1" }
+    }
+
+    /// The method, any token, in the case it was sent (`GET`, `PURGE`).
+    public var method: String
+    /// The request target as sent: `/path?query`, an absolute URL, or `*` (OPTIONS only).
+    public var target: String
+    /// The protocol version of the request line.
+    public var version: Version
+    /// Every header line in the order sent, repetitions kept; names in the case they were sent.
+    /// A value is read as UTF-8 when it is valid UTF-8, otherwise byte for byte as ISO 8859-1.
+    public var headers: [HTTPHeaders.Field]
+
+    /// The values of every line named `name` (case-insensitively), in order.
+    /// - Parameter name: the header name.
+    public func values(of name: String) -> [String] {
+        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// The comma-separated elements of every line named `name`, trimmed and lowercased, empty ones left out.
+    func listElements(of name: String) -> [String] {
+        values(of: name).flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty }
+    }
+
+    /// Whether the connection stays open after the answer (RFC 9112 section 9.3): HTTP/1.1
+    /// unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
+    public var keepsAlive: Bool {
+        let options = listElements(of: "Connection")
+        if options.contains("close") { return false }
+        return version == .http11 || options.contains("keep-alive")
+    }
+
+    /// Whether the client waits for `100 Continue` before it sends the body (`Expect: 100-continue`
+    /// on HTTP/1.1; RFC 9110 section 10.1.1 tells HTTP/1.0 servers to ignore it).
+    public var expectsContinue: Bool {
+        version == .http11 && listElements(of: "Expect").contains("100-continue")
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import HTTPClient
+
+// The grammar of RFC 9112 and RFC 9110 section 5, one rule per function: what the parser's
+// state machine asks of a complete line.
+extension HTTPRequestParser {
+    /// How a request's body is delimited (RFC 9112 section 6.3).
+    enum Framing: Equatable {
+        case none
+        case length(Int)
+        case chunked
+    }
+
+    static func parseRequestLine(
+        _ line: ArraySlice<UInt8>
+    ) throws(HTTPRequestParseError) -> (method: String, target: String, version: HTTPRequestHead.Version) {
+        guard let firstSpace = line.firstIndex(of: .space), let lastSpace = line.lastIndex(of: .space), firstSpace < lastSpace
+        else { throw .malformed("the request line is not `METHOD target HTTP/1.1`: \(printable(line))") }
+        let method = line[..<firstSpace]
+        let target = line[(firstSpace + 1)..<lastSpace]
+        let version = line[(lastSpace + 1)...]
+        guard !method.isEmpty, method.allSatisfy(isTokenByte) else {
+            throw .malformed("the method is not a token: \(printable(method))")
+        }
+        guard !target.isEmpty, target.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw .malformed(
+                "the request line has more than three parts or the target holds a space or a byte outside ASCII: \(printable(line))")
+        }
+        let parsedVersion = try parseVersion(version)
+        let methodName = String(decoding: method, as: UTF8.self)
+        let targetText = String(decoding: target, as: UTF8.self)
+        if targetText == "*" {
+            guard methodName == "OPTIONS" else { throw .malformed("the target * is for OPTIONS only, not \(methodName)") }
+        } else if methodName == "CONNECT" {
+            throw HTTPRequestParseError(501, "CONNECT (a tunnel through a proxy) is not served by a stub server")
+        } else if !targetText.hasPrefix("/") {
+            let scheme = targetText.prefix { $0 != ":" }.lowercased()
+            guard scheme == "http" || scheme == "https", targetText.dropFirst(scheme.count).hasPrefix("://"),
+                URL(string: targetText)?.host != nil
+            else { throw .malformed("the target is neither /path, an http(s) URL nor *: \(targetText)") }
+        }
+        return (methodName, targetText, parsedVersion)
+    }
+
+    static func parseVersion(_ version: ArraySlice<UInt8>) throws(HTTPRequestParseError) -> HTTPRequestHead.Version {
+        let bytes = Array(version)
+        guard bytes.count == 8, bytes[0..<5].elementsEqual("HTTP/".utf8), isDigit(bytes[5]), bytes[6] == UInt8(ascii: "."),
+            isDigit(bytes[7])
+        else { throw .malformed("the request line does not end in an HTTP version: \(printable(version))") }
+        switch (bytes[5], bytes[7]) {
+        case (UInt8(ascii: "1"), UInt8(ascii: "1")): return .http11
+        case (UInt8(ascii: "1"), UInt8(ascii: "0")): return .http10
+        default: throw HTTPRequestParseError(505, "\(printable(version)) is not served; HTTP/1.0 and HTTP/1.1 are")
+        }
+    }
+
+    static func parseField(_ line: ArraySlice<UInt8>) throws(HTTPRequestParseError) -> HTTPHeaders.Field {
+        if let first = line.first, first == .space || first == .tab {
+            throw .malformed("a header line starts with whitespace (obsolete line folding is not accepted)")
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            throw .malformed("a header line has no colon: \(printable(line))")
+        }
+        let name = line[..<colon]
+        guard !name.isEmpty else { throw .malformed("a header line has an empty name") }
+        if let last = name.last, last == .space || last == .tab {
+            throw .malformed("whitespace between a header name and its colon: \(printable(name))")
+        }
+        guard name.allSatisfy(isTokenByte) else { throw .malformed("a header name is not a token: \(printable(name))") }
+        let value = line[(colon + 1)...].drop { $0 == .space || $0 == .tab }
+        let trimmed = value[..<(value.lastIndex { $0 != .space && $0 != .tab }.map { $0 + 1 } ?? value.startIndex)]
+        if trimmed.contains(where: { ($0 < 0x20 && $0 != .tab) || $0 == 0x7F }) {
+            throw .malformed("the value of \(String(decoding: name, as: UTF8.self)) holds a control byte")
+        }
+        return HTTPHeaders.Field(name: String(decoding: name, as: UTF8.self), value: text(trimmed))
+    }
+
+    /// How the body is delimited, from `Transfer-Encoding` and `Content-Length` (RFC 9112 section 6),
+    /// and the Host rule of RFC 9112 section 3.2.
+    static func framing(of head: HTTPRequestHead, limits: HTTPServerLimits) throws(HTTPRequestParseError) -> Framing {
+        let hosts = head.values(of: "Host")
+        if hosts.count > 1 { throw .malformed("more than one Host line") }
+        if hosts.isEmpty, head.version == .http11 { throw .malformed("an HTTP/1.1 request without a Host line") }
+        let lengths = head.values(of: "Content-Length")
+        let codings = head.listElements(of: "Transfer-Encoding")
+        if !head.values(of: "Transfer-Encoding").isEmpty {
+            guard lengths.isEmpty else {
+                throw .malformed("both Content-Length and Transfer-Encoding (the two could disagree about where the body ends)")
+            }
+            if let other = codings.first(where: { $0 != "chunked" }) {
+                throw HTTPRequestParseError(501, "Transfer-Encoding \(other) is not implemented; chunked is")
+            }
+            guard codings.count == 1 else {
+                throw .malformed("Transfer-Encoding is \(codings.isEmpty ? "empty" : "chunked more than once")")
+            }
+            return .chunked
+        }
+        var length: Int?
+        for element in lengths.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
+            let digits = element.trimmingCharacters(in: .whitespaces)
+            guard !digits.isEmpty, digits.utf8.allSatisfy(isDigit) else {
+                throw .malformed("Content-Length is not a decimal number: \(element)")
+            }
+            // A number too long for Int is as much past the limit as one that fits.
+            guard let value = Int(digits), value <= limits.maximumBodyBytes else {
+                throw HTTPRequestParseError(413, "Content-Length \(digits) passes the body limit of \(limits.maximumBodyBytes) bytes")
+            }
+            if let length, length != value { throw .malformed("Content-Length lines that differ: \(length) and \(value)") }
+            length = value
+        }
+        return length.map(Framing.length) ?? .none
+    }
+
+    /// A header value as text: UTF-8 when it is valid UTF-8, otherwise ISO 8859-1, byte for byte (nothing is lost).
+    static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        if UTF8Validation.isValid(bytes) { return String(decoding: bytes, as: UTF8.self) }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
+        return String(scalars)
+    }
+
+    /// Bytes as they can be quoted in an error: printable ASCII kept, others as `\xNN`, at most 100 of them.
+    static func printable(_ bytes: ArraySlice<UInt8>) -> String {
+        var text = ""
+        for byte in bytes.prefix(100) {
+            text += (0x20...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : "\\x" + String(byte, radix: 16, uppercase: true)
+        }
+        return bytes.count > 100 ? text + "..." : text
+    }
+
+    static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A")) + 10
+        default: nil
+        }
+    }
+
+    static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    /// `tchar` of RFC 9110 section 5.6.2: what a method or a header name is made of.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}
+
+extension UInt8 {
+    static let cr = UInt8(ascii: "\r")
+    static let lf = UInt8(ascii: "\n")
+    static let space = UInt8(ascii: " ")
+    static let tab = UInt8(ascii: "\t")
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HTTPClient
+
+/// The bytes of HTTP/1.1 responses (RFC 9112): status lines, header lines, bodies framed by
+/// `Content-Length` or chunked, interim `100 Continue` and the canned answers to bad requests.
+///
+/// Nothing a stub says can split a response: a header whose name is not a token is left out,
+/// and CR, LF, NUL and the other control bytes (tab aside) in a value are each written as a
+/// space. The writer frames the body itself: a stub's own `Content-Length`, `Transfer-Encoding`
+/// and `Connection` lines are replaced by the ones that describe the bytes actually sent.
+@_spi(Engine) public enum HTTPResponseWriter {
+    /// How the body after a head is delimited.
+    public enum Framing: Sendable, Hashable {
+        /// `Content-Length: n`; for a HEAD request, the length the GET's body has, and no body follows.
+        case length(Int)
+        /// `Transfer-Encoding: chunked`: ``chunk(_:)`` pieces, then ``lastChunk``.
+        case chunked
+        /// No body and no framing line: 1xx, 204 and 304 answers.
+        case bodiless
+    }
+
+    /// The interim answer to `Expect: 100-continue`.
+    public static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    /// The end of a chunked body (a zero-size chunk and no trailers).
+    public static let lastChunk = Array("0\r\n\r\n".utf8)
+
+    /// A status line and header lines.
+    /// - Parameters:
+    ///   - status: the status code; one outside 100...999 is written as 500.
+    ///   - headers: the stub's header lines, each written as its own line (two `Set-Cookie` stay two).
+    ///   - framing: how the body is delimited.
+    ///   - closesConnection: whether to add `Connection: close` (the server closes after the body).
+    public static func head(status: Int, headers: [HTTPHeaders.Field], framing: Framing, closesConnection: Bool) -> [UInt8] {
+        let code = (100...999).contains(status) ? status : 500
+        var text = "HTTP/1.1 \(code) \(reasonPhrase(for: code))\r\n"
+        for field in headers where isFramingName(field.name) == false {
+            guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTPRequestParser.isTokenByte) else { continue }
+            text += field.name + ": " + safeValue(field.value) + "\r\n"
+        }
+        switch framing {
+        case .length(let length): text += "Content-Length: \(length)\r\n"
+        case .chunked: text += "Transfer-Encoding: chunked\r\n"
+        case .bodiless: break
+        }
+        if closesConnection { text += "Connection: close\r\n" }
+        text += "\r\n"
+        return Array(text.utf8)
+    }
+
+    /// A whole response with a body known in advance, framed by `Content-Length`. For HEAD only
+    /// the head is written, with the length the GET would have (the stub's own `Content-Length`
+    /// when it has one, as a HEAD stub has no body to count); 1xx, 204 and 304 get no body.
+    /// - Parameters:
+    ///   - status: the status code.
+    ///   - headers: the stub's header lines.
+    ///   - body: the body.
+    ///   - method: the request's method (`HEAD` writes no body).
+    ///   - closesConnection: whether to add `Connection: close`.
+    public static func response(
+        status: Int, headers: [HTTPHeaders.Field], body: Data, method: String, closesConnection: Bool
+    ) -> [UInt8] {
+        if isBodiless(status) { return head(status: status, headers: headers, framing: .bodiless, closesConnection: closesConnection) }
+        if method == "HEAD" {
+            let declared = headers.last { $0.name.caseInsensitiveCompare("Content-Length") == .orderedSame }
+                .flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) }
+                .flatMap { $0 >= 0 ? $0 : nil }
+            let length = body.isEmpty ? declared ?? 0 : body.count
+            return head(status: status, headers: headers, framing: .length(length), closesConnection: closesConnection)
+        }
+        return head(status: status, headers: headers, framing: .length(body.count), closesConnection: closesConnection) + body
+    }
+
+    /// One piece of a chunked body: its size in hexadecimal, the bytes, CRLF. Empty bytes
+    /// give no bytes at all, as a zero-size chunk would end the body.
+    /// - Parameter bytes: the piece.
+    public static func chunk(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        guard !bytes.isEmpty else { return [] }
+        var chunk = Array((String(bytes.count, radix: 16) + "\r\n").utf8)
+        chunk.append(contentsOf: bytes)
+        chunk.append(contentsOf: [.cr, .lf])
+        return chunk
+    }
+
+    /// The answer to a request the parser refused: its status, `Connection: close`, and the
+    /// reason as a plain-text body.
+    /// - Parameter error: what the parser found.
+    public static func errorResponse(_ error: HTTPRequestParseError) -> [UInt8] {
+        errorResponse(status: error.status, reason: error.reason)
+    }
+
+    /// A plain-text answer with `Connection: close`, for what the server refuses itself
+    /// (408 after a read timeout, 503 past the connection limit).
+    /// - Parameters:
+    ///   - status: the status code.
+    ///   - reason: one line saying why; written as the body.
+    public static func errorResponse(status: Int, reason: String) -> [UInt8] {
+        response(
+            status: status, headers: [HTTPHeaders.Field(name: "Content-Type", value: "text/plain; charset=utf-8")],
+            body: Data((reason + "\n").utf8), method: "GET", closesConnection: true)
+    }
+
+    /// Whether a status never has a body (RFC 9110 sections 15.2, 15.3.5 and 15.4.5).
+    public static func isBodiless(_ status: Int) -> Bool { (100...199).contains(status) || status == 204 || status == 304 }
+
+    /// The reason phrase of a status line, or empty for a status without a common one (allowed by RFC 9112 section 4).
+    /// - Parameter status: the status code.
+    public static func reasonPhrase(for status: Int) -> String { reasonPhrases[status] ?? "" }
+
+    private static func isFramingName(_ name: String) -> Bool {
+        ["content-length", "transfer-encoding", "connection"].contains(name.lowercased())
+    }
+
+    private static func safeValue(_ value: String) -> String {
+        guard value.unicodeScalars.contains(where: isUnsafe) else { return value }
+        return String(String.UnicodeScalarView(value.unicodeScalars.map { isUnsafe($0) ? " " : $0 }))
+    }
+
+    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
+    }
+
+    private static let reasonPhrases: [Int: String] = [
+        100: "Continue", 101: "Switching Protocols", 200: "OK", 201: "Created", 202: "Accepted", 204: "No Content",
+        206: "Partial Content", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",
+        307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+        404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout", 409: "Conflict", 410: "Gone",
+        412: "Precondition Failed", 413: "Content Too Large", 415: "Unsupported Media Type", 417: "Expectation Failed",
+        422: "Unprocessable Content", 429: "Too Many Requests", 431: "Request Header Fields Too Large",
+        500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
+        504: "Gateway Timeout", 505: "HTTP Version Not Supported",
+    ]
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HTTPClient
+
+/// A whole request read from a connection: its head and its body, de-chunked.
+@_spi(Engine) public struct ParsedRequest: Sendable, Hashable {
+    /// The request line and header fields.
+    public var head: HTTPRequestHead
+    /// The body (after chunked decoding), or nil when the request announced none (neither
+    /// `Content-Length` nor `Transfer-Encoding`); a `Content-Length: 0` body is empty, not nil.
+    public var body: Data?
+
+    /// A request with this head and body.
+    /// - Parameters:
+    ///   - head: the request line and header fields.
+    ///   - body: the decoded body, nil when none was announced.
+    public init(head: HTTPRequestHead, body: Data?) {
+        self.head = head
+        self.body = body
+    }
+
+    /// The request as the stub engine resolves it: the method, every header and the body, at
+    /// the target resolved against the server's address.
+    ///
+    /// An origin-form target (`/path?q`) is joined to `base`'s scheme, host and port; an absolute
+    /// target (`http://host/path`, as sent to a proxy) is used as it is; `*` (OPTIONS) is `base`
+    /// itself. Repeated header lines are joined with `, ` (`Cookie` lines with `; `, RFC 6265
+    /// section 5.4), as `URLRequest` keeps one value per name.
+    /// - Parameter base: the server's address (`http://127.0.0.1:PORT`).
+    /// - Throws: ``HTTPRequestParseError`` (400) when the target does not make a URL.
+    public func urlRequest(base: URL) throws(HTTPRequestParseError) -> URLRequest {
+        let url: URL?
+        switch head.target {
+        case "*": url = base
+        case let target where target.hasPrefix("/"):
+            var origin = URLComponents()
+            origin.scheme = base.scheme
+            // An IPv6 host (`::1`) goes back in its brackets, or the URL has no host at all.
+            origin.host = base.host.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }
+            origin.port = base.port
+            url = origin.string.flatMap { URL(string: $0 + target) }
+        default: url = URL(string: head.target)
+        }
+        guard let url, url.host != nil else { throw .malformed("the target \(head.target) does not make a URL") }
+        var request = URLRequest(url: url)
+        request.httpMethod = head.method
+        var joined: [(name: String, value: String)] = []
+        for field in head.headers {
+            if let index = joined.firstIndex(where: { $0.name.caseInsensitiveCompare(field.name) == .orderedSame }) {
+                let separator = field.name.caseInsensitiveCompare("Cookie") == .orderedSame ? "; " : ", "
+                joined[index].value += separator + field.value
+            } else {
+                joined.append((field.name, field.value))
+            }
+        }
+        for field in joined { request.setValue(field.value, forHTTPHeaderField: field.name) }
+        request.httpBody = body
+        return request
+    }
+
+    /// The request as a client writes it: the request line, every header line as read, and the
+    /// body framed as the head says (one chunk and the last chunk when chunked). Reading these
+    /// bytes gives this request back; the fuzzer and the tests check that the parser is faithful with it.
+    public func serialized() -> [UInt8] {
+        var text = "\(head.method) \(head.target) \(head.version)\r\n"
+        for field in head.headers { text += "\(field.name): \(field.value)\r\n" }
+        var bytes = Array((text + "\r\n").utf8)
+        guard let body else { return bytes }
+        if head.values(of: "Transfer-Encoding").isEmpty {
+            bytes += body
+        } else {
+            bytes += HTTPResponseWriter.chunk(body) + HTTPResponseWriter.lastChunk
+        }
+        return bytes
+    }
+}
