@@ -11,6 +11,7 @@ struct Command {
     static let usage = """
         usage: httpc [METHOD] URL [-H 'Name: value']... [-d DATA | --json JSON | -T FILE] [-i] [-o FILE | --stream]
                      [--fixtures DIR | --cassette FILE [--record-mode MODE]] [-h] [--]
+               httpc serve [--port N] [--host ADDRESS] --fixtures DIR | --cassette FILE ...  (httpc serve -h)
 
           METHOD                      GET, POST, PUT... (an HTTP token); default GET, or POST with a body
           -H, --header 'Name: value'  add a request header (repeatable)
