@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClientStubs
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -181,6 +182,26 @@ struct HttpcServeTests {
         #expect(run.status == 3)
         #expect(run.errors.hasPrefix("httpc: "))
         #expect(run.errors.contains(path))
+        #expect(run.output.isEmpty)
+    }
+
+    @Test("a source that is not a regular file is refused before it is opened", arguments: ["--cassette", "--har", "--mocktails"])
+    func aSourceThatIsNotARegularFileIsRefusedBeforeItIsOpened(option: String) throws {
+        let folder = try TemporaryFolder()
+        // Opening a FIFO blocks until a writer comes: httpc would hang here.
+        #expect(mkfifo(folder.url.appendingPathComponent("pipe").path, 0o600) == 0)
+        let run = try httpc.run(["serve", option, "pipe"], in: folder.url)
+        #expect(run.status == 3)
+        #expect(run.errors.contains("pipe: "))
+        #expect(run.errors.contains("(it is a FIFO (named pipe), not a regular file)"))
+    }
+
+    @Test func aPortInUseIsNamedAndExits3() throws {
+        let taken = try StubServer(StubRegistry(reporting: .disabled))
+        defer { taken.stop() }
+        let run = try httpc.run(["serve", "--port", String(taken.port), "--fixtures", "Examples/Fixtures"])
+        #expect(run.status == 3)
+        #expect(run.errors.hasPrefix("httpc: StubServer could not bind 127.0.0.1 port \(taken.port): "))
         #expect(run.output.isEmpty)
     }
 
