@@ -33,6 +33,8 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "LoopbackServer",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HTTPClientStubs", package: "HTTPClient"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
