@@ -494,6 +494,12 @@ if arguments.contains("--stub-table") {
     exit(0)
 }
 
+if arguments.contains("--stub-server") {
+    try await measureStubServer(smoke: smoke)
+    for (scenario, measured, ratio, target) in rows { print("| \(scenario) | \(measured) | \(ratio) | \(target) |") }
+    exit(0)
+}
+
 if arguments.contains("--transfers") {
     try await measureTransfers()
     for (scenario, measured, ratio, target) in rows { print("| \(scenario) | \(measured) | \(ratio) | \(target) |") }
@@ -650,6 +656,7 @@ let load = try await Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) 
 row("(8) loading a 10,000-interaction cassette (parse + register)", formatTime(load), "", "< 1 s")
 
 await measureStubTable()
+try await measureStubServer(smoke: smoke)
 try measureLargeInputs()
 try await measureTransfers()
 
