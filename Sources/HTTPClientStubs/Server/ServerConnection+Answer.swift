@@ -11,7 +11,7 @@ extension ServerConnection {
         do {
             request = try parsed.urlRequest(base: context.baseURL)
         } catch {
-            return fail(status: error.status, reason: error.reason)
+            return fail(status: error.status, reason: error.reason, in: slot)
         }
         // No client timeout on a server: the client keeps its own clock.
         request.timeoutInterval = 0
@@ -21,6 +21,11 @@ extension ServerConnection {
     }
 
     private func deliver(_ result: ExchangeResult, for head: HTTPRequestHead, in slot: Slot) {
+        guard !isClosed else {
+            // The client went away or the server stopped: the exchange was cancelled.
+            return log(head, status: nil, answeredBy: "the connection closed before the answer")
+        }
+        let closes = !head.keepsAlive
         let delivery: Delivery
         switch result {
         case .passthrough(let request):
@@ -29,9 +34,7 @@ extension ServerConnection {
             let reason =
                 "The registry lets \(url) through to the network (passThrough), but a StubServer has no upstream "
                 + "to forward it to: stub the request instead."
-            emit(
-                ResponseBytes.whole(status: 502, fields: ResponseBytes.textFields, body: Data((reason + "\n").utf8)), in: slot,
-                finished: true)
+            emit(Self.text(status: 502, reason, for: head), in: slot, finished: true, closesConnection: closes)
             return
         case .deliver(let delivered):
             delivery = delivered
@@ -41,40 +44,46 @@ extension ServerConnection {
             if let unmatched = delivery.error as? UnmatchedRequestError {
                 let status = context.configuration.unmatchedStatus
                 log(head, status: status, answeredBy: unmatched.report.summary)
-                let body = Data((unmatched.description + "\n").utf8)
-                emit(ResponseBytes.whole(status: status, fields: ResponseBytes.textFields, body: body), in: slot, finished: true)
+                emit(Self.text(status: status, unmatched.description, for: head), in: slot, finished: true, closesConnection: closes)
                 return
             }
             // A stubbed transport error: the client sees the connection end without an answer,
             // after the answers before it and the stub's latency.
             log(head, status: nil, answeredBy: answeredBy ?? "the request failed: \(delivery.error.map { "\($0)" } ?? "no response")")
             after(delivery.latency + delivery.downloadTime) { [self] in
-                emit(Data(), in: slot, finished: true, closesConnection: true)
+                emit([], in: slot, finished: true, closesConnection: true)
                 delivery.noteDelivered()
             }
             return
         }
         log(head, status: http.statusCode, answeredBy: answeredBy ?? "the registry")
-        let fields = delivery.headerFields ?? ResponseBytes.fields(of: http)
-        let closes = !head.keepsAlive || ResponseBytes.asksToClose(fields)
-        let hasNoBody = head.method == "HEAD" || http.statusCode == 204 || http.statusCode == 304 || (100..<200).contains(http.statusCode)
+        let fields = delivery.headerFields.map(Array.init) ?? Self.fields(of: http)
+        let status = http.statusCode
         after(delivery.latency) { [self] in
-            if hasNoBody {
-                // HEAD announces the length the GET's body would have.
-                let length = head.method == "HEAD" ? (delivery.data?.count ?? 0) : nil
-                emit(
-                    ResponseBytes.head(status: http.statusCode, fields: fields, length: length), in: slot, finished: true,
-                    closesConnection: closes)
+            guard !delivery.parts.isEmpty, head.method != "HEAD", !HTTPResponseWriter.isBodiless(status) else {
+                let body = delivery.data ?? Data()
+                let bytes = HTTPResponseWriter.response(
+                    status: status, headers: fields, body: body, method: head.method, closesConnection: closes)
+                emit(bytes, in: slot, finished: true, closesConnection: closes)
                 delivery.noteDelivered()
-            } else if delivery.parts.isEmpty {
-                let body = ResponseBytes.whole(status: http.statusCode, fields: fields, body: delivery.data ?? Data())
-                emit(body, in: slot, finished: true, closesConnection: closes)
-                delivery.noteDelivered()
-            } else {
-                guard emit(ResponseBytes.chunkedHead(status: http.statusCode, fields: fields), in: slot) else { return }
-                send(delivery.parts[...], of: delivery, in: slot, closes: closes)
+                return
             }
+            let start = HTTPResponseWriter.head(status: status, headers: fields, framing: .chunked, closesConnection: closes)
+            guard emit(start, in: slot) else { return }
+            send(delivery.parts[...], of: delivery, in: slot, closes: closes)
         }
+    }
+
+    /// A plain-text answer the server writes itself (the unmatched report, the pass-through refusal).
+    private static func text(status: Int, _ text: String, for head: HTTPRequestHead) -> [UInt8] {
+        HTTPResponseWriter.response(
+            status: status, headers: [HTTPHeaders.Field(name: "Content-Type", value: "text/plain; charset=utf-8")],
+            body: Data((text + "\n").utf8), method: head.method, closesConnection: !head.keepsAlive)
+    }
+
+    /// The header lines of a response that kept no list of its own (one field per name).
+    private static func fields(of response: HTTPURLResponse) -> [HTTPHeaders.Field] {
+        response.allHeaderFields.map { HTTPHeaders.Field(name: "\($0.key)", value: "\($0.value)") }
     }
 
     /// Writes each data part as a chunk, waiting out the pauses; a failure part cuts the
@@ -84,19 +93,19 @@ extension ServerConnection {
         while let part = rest.popFirst() {
             switch part {
             case .data(let data):
-                guard data.isEmpty || emit(ResponseBytes.chunk(data), in: slot) else { return }
+                guard data.isEmpty || emit(HTTPResponseWriter.chunk(data), in: slot) else { return }
             case .pause(let seconds):
                 let remaining = rest
                 after(seconds) { [self] in send(remaining, of: delivery, in: slot, closes: closes) }
                 return
             case .failure:
                 // No last chunk: the transfer is broken, as the stub says.
-                emit(Data(), in: slot, finished: true, closesConnection: true)
+                emit([], in: slot, finished: true, closesConnection: true)
                 delivery.noteDelivered()
                 return
             }
         }
-        emit(ResponseBytes.lastChunk, in: slot, finished: true, closesConnection: closes)
+        emit(HTTPResponseWriter.lastChunk, in: slot, finished: true, closesConnection: closes)
         delivery.noteDelivered()
     }
 

@@ -34,14 +34,12 @@ final class ServerConnection: @unchecked Sendable {
     private var output = Data()
     private var isWriteSourceRunning = false
     private var isReadSourceRunning = false
-    /// Bytes of a request have come that are not yet a whole request.
-    private var isMidRequest = false
     /// No more requests are read: the last answer closes the connection.
     private var closesAfterAnswers = false
     /// The answers are out and the write side shut: what the client still sends is read and dropped
     /// until it closes, so its unread bytes do not make the kernel reset the connection under the answer.
     private var isLingering = false
-    private var isClosed = false
+    private(set) var isClosed = false
     private var openSources = 2
 
     /// Answers queued beyond this many stop the reading until some are written.
@@ -100,10 +98,7 @@ final class ServerConnection: @unchecked Sendable {
             while !ended {
                 switch socket.receive(into: buffer) {
                 case .bytes(let count):
-                    if !isLingering {
-                        parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                        isMidRequest = true
-                    }
+                    if !isLingering { parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
                 case .wouldBlock:
                     return
                 case .closed:
@@ -133,12 +128,11 @@ final class ServerConnection: @unchecked Sendable {
                 let slot = Slot()
                 slots.append(slot)
                 openSlot = slot
-                if head.expectsContinue { emit(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8), in: slot) }
+                if head.expectsContinue { emit(HTTPResponseWriter.continueResponse, in: slot) }
             case .request(let request):
                 let slot = openSlot ?? Slot()
                 if openSlot == nil { slots.append(slot) }
                 openSlot = nil
-                isMidRequest = false
                 if !request.head.keepsAlive { closesAfterAnswers = true }
                 answer(request, in: slot)
             }
@@ -148,13 +142,14 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Answers `status` with `reason` after the answers before it, then closes: the bytes after
     /// a malformed request cannot be trusted to start a request.
-    func fail(status: Int, reason: String) {
+    /// - Parameter slot: The failing request's place, when it has one already.
+    func fail(status: Int, reason: String, in slot: Slot? = nil) {
         guard !isClosed else { return }
-        let slot = openSlot ?? Slot()
-        if openSlot == nil { slots.append(slot) }
+        let slot = slot ?? openSlot ?? Slot()
+        if !slots.contains(where: { $0 === slot }) { slots.append(slot) }
         openSlot = nil
         closesAfterAnswers = true
-        emit(ResponseBytes.error(status: status, reason: reason), in: slot, finished: true, closesConnection: true)
+        emit(HTTPResponseWriter.errorResponse(status: status, reason: reason), in: slot, finished: true, closesConnection: true)
     }
 
     private func pauseReading() {
@@ -174,9 +169,9 @@ final class ServerConnection: @unchecked Sendable {
     /// Adds bytes to `slot`'s answer; `finished` ends it. Written at once when every answer
     /// before it is out. Returns `false` when the connection is gone: nothing more is wanted.
     @discardableResult
-    func emit(_ bytes: Data, in slot: Slot, finished: Bool = false, closesConnection: Bool = false) -> Bool {
+    func emit(_ bytes: [UInt8], in slot: Slot, finished: Bool = false, closesConnection: Bool = false) -> Bool {
         guard !isClosed, slots.contains(where: { $0 === slot }) else { return false }
-        slot.pending.append(bytes)
+        slot.pending.append(contentsOf: bytes)
         if finished {
             slot.finished = true
             slot.closesConnection = closesConnection
@@ -245,7 +240,7 @@ final class ServerConnection: @unchecked Sendable {
         guard !isClosed else { return }
         let configuration = context.configuration
         let seconds: TimeInterval? =
-            if isLingering { Self.lingerTime } else if !slots.isEmpty || closesAfterAnswers { nil } else if isMidRequest {
+            if isLingering { Self.lingerTime } else if !slots.isEmpty || closesAfterAnswers { nil } else if parser.isInsideRequest {
                 configuration.readTimeout
             } else { configuration.idleTimeout }
         guard let seconds else { return timer.schedule(deadline: .distantFuture) }
@@ -254,7 +249,7 @@ final class ServerConnection: @unchecked Sendable {
 
     private func timedOut() {
         guard !isClosed else { return }
-        if isLingering || (!isMidRequest && slots.isEmpty) { return tearDown() }
+        if isLingering || (!parser.isInsideRequest && slots.isEmpty) { return tearDown() }
         guard slots.isEmpty else { return }
         fail(status: 408, reason: "the request did not arrive whole within \(context.configuration.readTimeout) s of quiet")
     }

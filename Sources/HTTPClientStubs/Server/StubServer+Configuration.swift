@@ -4,7 +4,7 @@ import HTTPClient
 extension StubServer {
     /// Where a ``StubServer`` listens and how it answers what no stub matches.
     public struct Configuration: Sendable {
-        /// The address to bind: ``Address-swift.enum/loopback`` unless another is asked for explicitly.
+        /// The address to bind: ``Address/loopback`` unless another is asked for explicitly.
         public var address: Address = .loopback
         /// The port to bind; 0 (the default) lets the system pick a free one (see ``StubServer/port``).
         public var port: Int = 0

@@ -2,7 +2,7 @@ import Foundation
 import HTTPClient
 
 extension StubServer {
-    /// One request a ``StubServer`` answered, for its ``Configuration-swift.struct/log``:
+    /// One request a ``StubServer`` answered, for its ``Configuration/log``:
     /// `GET /users/1 -> 200 (GET /users/{id})`. Credentials are redacted as in every report.
     public struct LogEntry: Sendable, CustomStringConvertible {
         /// The request's method, as sent.

@@ -10,7 +10,7 @@ import HTTPClient
 /// the request log behave as on the other transports. As a server it follows no redirect (a 3xx
 /// stub is a 3xx answer), keeps no cookies (each `Set-Cookie` goes out as its own header line)
 /// and caches nothing. An unmatched request is answered with
-/// ``Configuration-swift.struct/unmatchedStatus`` (404) and the report in the body, and fails the
+/// ``Configuration/unmatchedStatus`` (404) and the report in the body, and fails the
 /// test that owns the registry, as on the other transports.
 ///
 /// ```swift

@@ -10,7 +10,7 @@ import Musl
 /// asked for, and the system's reason (`Address already in use`).
 public struct StubServerError: Error, CustomStringConvertible, Sendable {
     /// The step of starting a server that failed.
-    public enum Step: String, Sendable {
+    enum Step: Sendable {
         /// Creating the socket (`socket(2)`): out of descriptors, or the address family is not supported.
         case socket
         /// Binding the address (`bind(2)`): the port is taken, the address is not this machine's, or not an address.
@@ -20,13 +20,13 @@ public struct StubServerError: Error, CustomStringConvertible, Sendable {
     }
 
     /// The step that failed.
-    public let step: Step
+    let step: Step
     /// The address the server was asked to bind, as given (`127.0.0.1`, `::1`).
-    public let host: String
+    let host: String
     /// The port the server was asked to bind (0: any free one).
-    public let port: Int
+    let port: Int
     /// The system's reason, such as `Address already in use (errno 98)`.
-    public let reason: String
+    let reason: String
 
     init(_ step: Step, host: String, port: Int, reason: String) {
         self.step = step
@@ -42,6 +42,12 @@ public struct StubServerError: Error, CustomStringConvertible, Sendable {
     /// One line: `StubServer could not bind 127.0.0.1 port 8080: Address already in use (errno 98).`
     public var description: String {
         let address = host.contains(":") ? "[\(host)]" : host
-        return "StubServer could not \(step.rawValue) \(address) port \(port): \(reason)."
+        let action =
+            switch step {
+            case .socket: "create a socket for"
+            case .bind: "bind"
+            case .listen: "listen on"
+            }
+        return "StubServer could not \(action) \(address) port \(port): \(reason)."
     }
 }
