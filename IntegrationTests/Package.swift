@@ -33,7 +33,6 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "LoopbackServer",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPClientStubs", package: "HTTPClient"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),

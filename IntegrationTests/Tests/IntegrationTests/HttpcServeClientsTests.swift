@@ -133,19 +133,12 @@ extension ServerSuites {
             // %{num_connects}: the connections a transfer opened; 0 when it reused the previous one.
             let run = try runTool(
                 try #require(Self.curl),
-                ["-sS", "-o", "/dev/null", "-w", "%{http_code} %{num_connects}\n", base + "/users/1", base + "/users", base + "/users/99"])
+                [
+                    "-sS", "-w", "%{http_code} %{num_connects}\n", "-o", "/dev/null", base + "/users/1", "-o", "/dev/null", base + "/users",
+                    "-o", "/dev/null", base + "/users/99",
+                ])
             #expect(run.status == 0, "\(run.errors)")
             #expect(run.output == "200 1\n200 0\n404 0\n")
-            #expect(server.stop() == 0)
-        }
-
-        @Test(.enabled(if: curl != nil, "curl is not installed (apt-get install curl); .ci/run installs it"))
-        func curlHeadGetsTheHeadAlone() throws {
-            let server = try ServedFixtures()
-            let run = try runTool(try #require(Self.curl), ["-sS", "-I", server.baseURL.absoluteString + "/users/1"])
-            #expect(run.status == 0, "\(run.errors)")
-            #expect(run.output.hasPrefix("HTTP/1.1 200 OK\r\n"))
-            #expect(!run.output.contains("Ada"))
             #expect(server.stop() == 0)
         }
 
@@ -170,10 +163,10 @@ extension ServerSuites {
             print(response.status, json.loads(response.read())["name"])
             connection.request("POST", "/users", body=b'{"name":"Grace"}', headers={"Content-Type": "application/json"})
             response = connection.getresponse()
-            print(response.status, response.getheader("Location"), response.read().decode())
+            print(response.status, response.getheader("Location"), response.read().decode().strip())
             connection.request("POST", "/users", body=iter([b'{"name":', b'"Grace"}']), headers={"Content-Type": "application/json"}, encode_chunked=True)
             response = connection.getresponse()
-            print(response.status, response.getheader("Location"))
+            print(response.status, response.getheader("Location"), len(response.read()) > 0)
             connection.request("GET", "/users?page=2")
             response = connection.getresponse()
             print(response.status, len(response.read()) > 0)
@@ -191,7 +184,7 @@ extension ServerSuites {
                 run.output == """
                     200 Ada Lovelace
                     201 /users/4 {"id": 4, "name": "Grace"}
-                    201 /users/4
+                    201 /users/4 True
                     200 True
 
                     """)

@@ -6,7 +6,6 @@ import AsyncHTTPClient
 import Foundation
 import HTTPClientMocks
 import HTTPClientStubs
-import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 
@@ -68,15 +67,9 @@ enum RealClient: String, CaseIterable, CustomTestStringConvertible, Sendable {
 extension ServerSuites {
     @Suite("Real clients against StubServer", .timeLimit(.minutes(2)))
     struct StubServerClientsTests {
-        /// A registry whose failures (unmatched requests, failed verifications) are collected.
-        final class Registry: Sendable {
-            let failures = NIOLockedValueBox<[String]>([])
-            let stubs: StubRegistry
-            init() {
-                let failures = failures
-                stubs = StubRegistry(
-                    "real clients", reporting: .forwarding { message, _ in failures.withLockedValue { $0.append(message) } })
-            }
+        /// A registry whose failures (an unmatched request, a failed verification) fail the running test.
+        struct Registry {
+            let stubs = StubRegistry("real clients")
         }
 
         @Test(arguments: RealClient.allCases)
@@ -98,7 +91,6 @@ extension ServerSuites {
             }
             #expect(registry.stubs.requests.map(\.method.rawValue) == ["GET", "DELETE", "OPTIONS", "POST", "PUT", "PATCH"])
             #expect(registry.stubs.requests.last?.body == Data("twelve bytes".utf8))
-            #expect(registry.failures.withLockedValue { $0 }.isEmpty)
         }
 
         @Test func aChunkedUploadArrivesWholeAtTheStub() async throws {
@@ -109,8 +101,13 @@ extension ServerSuites {
             var request = HTTPClientRequest(url: server.baseURL.absoluteString + "/upload")
             request.method = .POST
             // No length given: AsyncHTTPClient sends it chunked.
-            let parts = (0..<50).map { ByteBuffer(string: String(repeating: Character(String($0 % 10)), count: 1000)) }
-            request.body = .stream(parts.async, length: .unknown)
+            let parts = AsyncStream<ByteBuffer> { continuation in
+                for index in 0..<50 {
+                    continuation.yield(ByteBuffer(string: String(repeating: Character(String(index % 10)), count: 1000)))
+                }
+                continuation.finish()
+            }
+            request.body = .stream(parts, length: .unknown)
             let response = try await AsyncHTTPClient.HTTPClient.shared.execute(request, timeout: .seconds(30))
             #expect(response.status.code == 201)
             #expect(registry.stubs.requests.first?.headers["Transfer-Encoding"]?.lowercased() == "chunked")
@@ -173,7 +170,6 @@ extension ServerSuites {
             #expect(answer.status == 200)
             #expect(answer.text == "moved here")
             registry.stubs.verifyOrder(old, new)
-            #expect(registry.failures.withLockedValue { $0 }.isEmpty)
         }
 
         @Test func eachSetCookieIsItsOwnHeaderLine() async throws {
@@ -221,17 +217,17 @@ extension ServerSuites {
         }
 
         @Test(arguments: RealClient.allCases)
-        func anUnmatchedRequestGetsA404WithTheReportAndFailsTheTest(client: RealClient) async throws {
-            let registry = Registry()
-            registry.stubs.stub(.get, "/users/1").respond(.text("Ada"))
-            let server = try StubServer(registry.stubs)
+        func anUnmatchedRequestGetsA404WithTheReportCredentialsHidden(client: RealClient) async throws {
+            // Reporting off: the unmatched request is the point of this test, not a failure of it.
+            let stubs = StubRegistry("real clients", reporting: .disabled)
+            stubs.stub(.get, "/users/1").respond(.text("Ada"))
+            let server = try StubServer(stubs)
             defer { server.stop() }
             let answer = try await client.send(
                 "GET", server.baseURL.appendingPathComponent("users/2"), headers: [("Authorization", "Bearer s3cr3t")])
             #expect(answer.status == 404)
             #expect(answer.text.contains("no stub matches"))
             #expect(!answer.text.contains("s3cr3t"))
-            #expect(registry.failures.withLockedValue { $0 }.count == 1)
         }
     }
 }
