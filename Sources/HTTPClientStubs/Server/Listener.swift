@@ -13,7 +13,10 @@ struct ServerContext: Sendable {
 
 /// A ``StubServer``'s listening socket and its open connections: accepts while it runs, and on
 /// `stop()` closes them all and frees the port.
-final class Listener: Sendable {
+// @unchecked: corelibs' Dispatch does not mark its sources Sendable (Apple's does); `source` is
+// set up in init and then only cancelled, which Dispatch allows from any thread, and the rest is
+// constants and `state`'s lock.
+final class Listener: @unchecked Sendable {
     private struct State {
         var connections: [ObjectIdentifier: ServerConnection] = [:]
         var stopped = false
@@ -22,9 +25,7 @@ final class Listener: Sendable {
     private let socket: Socket
     private let context: ServerContext
     private let queue = DispatchQueue(label: "StubServer.listener")
-    // Dispatch sources are not marked Sendable; this one is set up in init and then only
-    // cancelled, which Dispatch allows from any thread.
-    nonisolated(unsafe) private let source: any DispatchSourceRead
+    private let source: any DispatchSourceRead
     private let state = Locked(State())
     /// Signalled once the listening descriptor is closed.
     private let closed = DispatchSemaphore(value: 0)

@@ -31,7 +31,10 @@ final class ServerConnection: @unchecked Sendable {
     private var slots: [Slot] = []
     /// The slot of a request whose head has come and whose body has not.
     private var openSlot: Slot?
+    /// Bytes for the socket; those before `written` are sent (dropped once all are, not one
+    /// send at a time: a large body would be copied again after every send).
     private var output = Data()
+    private var written = 0
     private var isWriteSourceRunning = false
     private var isReadSourceRunning = false
     /// No more requests are read: the last answer closes the connection.
@@ -204,12 +207,17 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Writes what the socket takes; waits for it to drain when it takes no more.
     private func flush() {
-        while !output.isEmpty {
-            let transfer = output.withUnsafeBytes { socket.send($0) }
+        while written < output.count {
+            let transfer = output.withUnsafeBytes { socket.send(UnsafeRawBufferPointer(rebasing: $0[written...])) }
             switch transfer {
             case .bytes(let count):
-                output.removeFirst(count)
+                written += count
             case .wouldBlock:
+                if written >= 1 << 20 {
+                    // A client slower than the answer: keep only what it has not taken.
+                    output.removeSubrange(0..<written)
+                    written = 0
+                }
                 if !isWriteSourceRunning {
                     writeSource.resume()
                     isWriteSourceRunning = true
@@ -219,6 +227,8 @@ final class ServerConnection: @unchecked Sendable {
                 return tearDown()
             }
         }
+        output.removeAll(keepingCapacity: output.count < 1 << 20)
+        written = 0
         if isWriteSourceRunning {
             writeSource.suspend()
             isWriteSourceRunning = false
@@ -263,6 +273,7 @@ final class ServerConnection: @unchecked Sendable {
         slots = []
         openSlot = nil
         output = Data()
+        written = 0
         timer.cancel()
         readSource.cancel()
         writeSource.cancel()

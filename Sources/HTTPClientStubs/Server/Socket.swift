@@ -100,12 +100,6 @@ struct Socket: Sendable {
         return Socket(descriptor: accepted)
     }
 
-    /// Whether the last `accept()` found no connection because there is none yet (not because
-    /// of an error that waiting will not fix, such as too many open files).
-    static var lastErrorIsWouldBlock: Bool {
-        errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED
-    }
-
     // MARK: Transferring
 
     /// Reads what has arrived into `buffer`.

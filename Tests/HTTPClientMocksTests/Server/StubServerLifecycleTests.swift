@@ -125,6 +125,37 @@ struct StubServerLifecycleTests {
         #expect(try staying.readResponse().text == "ok")
     }
 
+    @Test func aBodyLargerThanTheSocketTakesAtOnceArrivesWhole() async throws {
+        let stubs = StubRegistry(reporting: failures.reporting)
+        var body = Data(repeating: 0x61, count: 4 << 20)
+        body[12345] = 0x62
+        body[body.count - 1] = 0x63
+        stubs.stub(.get, "/big").respond(.status(200, body: body))
+        stubs.stub(.get, "/parts").respond(
+            .streamed(stride(from: 0, to: body.count, by: 1 << 20).map { .data(body[$0..<($0 + (1 << 20))]) }))
+        let server = try StubServer(stubs)
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+
+        connection.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /parts HTTP/1.1\r\nHost: x\r\n\r\n")
+
+        #expect(try connection.readResponse().body == body)
+        #expect(try connection.readResponse().body == body)
+    }
+
+    @Test func thousandsOfPipelinedRequestsAreAnsweredInOrder() async throws {
+        let stubs = StubRegistry(reporting: failures.reporting)
+        stubs.stub(.get, "/items/{id}").respond(.computed { request in .text(request.pathParameters["id"] ?? "") })
+        let server = try StubServer(stubs)
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+
+        connection.send((0..<2000).map { "GET /items/\($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
+        let texts = try (0..<2000).map { _ in try connection.readResponse().text }
+
+        #expect(texts == (0..<2000).map(String.init))
+    }
+
     @Test func hundredsOfConcurrentRequestsAreAllAnswered() async throws {
         let stubs = StubRegistry(reporting: failures.reporting)
         stubs.stub(.get, "/items/{id}").respond(.computed { request in .text(request.pathParameters["id"] ?? "") })
