@@ -26,11 +26,13 @@ let package = Package(
         // An app that serves stubs the way README shows; CI checks it links no test framework.
         .executableTarget(
             name: "StubbedApp", dependencies: ["HTTPClient", "HTTPClientStubs"], path: "Examples/StubbedApp"),
+        // An app a UI-test-style test launches against a StubServer (AppUnderTestTests): it links the client only.
+        .executableTarget(name: "AppUnderTest", dependencies: ["HTTPClient"], path: "Examples/AppUnderTest"),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPClientMocks"]),
         .testTarget(
             name: "HTTPClientMocksTests",
-            // httpc is a dependency so that `swift test` builds the binary its tests launch.
-            dependencies: ["HTTPClient", "HTTPClientMocks", "httpc"],
+            // httpc and AppUnderTest are dependencies so that `swift test` builds the binaries its tests launch.
+            dependencies: ["HTTPClient", "HTTPClientMocks", "httpc", "AppUnderTest"],
             resources: [.copy("Fixtures"), .copy("Cassettes")]),
     ],
     swiftLanguageModes: [.v6]

@@ -3,13 +3,15 @@ import HTTPClient
 import HTTPClientStubs
 
 // httpc: send one request with HTTPClient and print the answer, from the network, a fixture
-// folder or a cassette.
+// folder or a cassette; or, as `httpc serve`, answer requests from them on a local port.
 
 /// Prints `message` on stderr, with what `redaction` hides hidden, and exits with `status`.
 func fail(_ message: String, status: Int32, hiding redaction: Redaction = .standard) -> Never {
     FileHandle.standardError.write(Data("httpc: \(redaction.redacted(text: message))\n".utf8))
     exit(status)
 }
+
+if CommandLine.arguments.dropFirst().first == "serve" { Serve.run(Array(CommandLine.arguments.dropFirst(2))) }
 
 let command: Command
 do {

@@ -517,6 +517,12 @@ if arguments.contains("--peers") {
     exit(0)
 }
 
+if arguments.contains("--stub-server") {
+    try await measureStubServer(smoke: smoke)
+    for (scenario, measured, ratio, target) in rows { print("| \(scenario) | \(measured) | \(ratio) | \(target) |") }
+    exit(0)
+}
+
 if arguments.contains("--transfers") {
     try await measureTransfers()
     for (scenario, measured, ratio, target) in rows { print("| \(scenario) | \(measured) | \(ratio) | \(target) |") }
@@ -673,6 +679,7 @@ let load = try await Measure.perOperation(iterations: 1, rounds: smoke ? 1 : 3) 
 row("(8) loading a 10,000-interaction cassette (parse + register)", formatTime(load), "", "< 1 s")
 
 await measureStubTable()
+try await measureStubServer(smoke: smoke)
 try measureLargeInputs()
 try await measureTransfers()
 let peers = try await peerTables()

@@ -16,13 +16,11 @@ struct MocktailFile: Sendable {
 
     /// Reads and parses the file at `url`.
     init(contentsOf url: URL) throws(FixtureError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .unreadable(file: url.path, reason: SystemReason(error).description)
+        // A FIFO, a device (`/dev/zero`) or a directory is refused before it is opened.
+        switch FileKind.contentsOfRegularFile(at: url) {
+        case .success(let data): try self.init(parsing: data, url: url)
+        case .failure(let refusal): throw .unreadable(file: url.path, reason: refusal.reason)
         }
-        try self.init(parsing: data, url: url)
     }
 
     /// Parses `data`; `url` names the file in errors and in the recorded answer source.

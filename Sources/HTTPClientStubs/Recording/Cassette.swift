@@ -231,17 +231,10 @@ public struct Cassette: Sendable, Equatable {
     ///   or has a version this library does not know.
     public init(contentsOf url: URL) throws(CassetteError) {
         // Checked before opening it: reading a FIFO would block, a directory or a device is no cassette.
-        switch FileKind(at: url.path, followingLinks: true) {
-        case .regular, .missing, .unusable: break
-        case let kind: throw .unreadable(file: url.path, reason: AtomicFile.Refusal.notARegularFile(kind).description)
+        switch FileKind.contentsOfRegularFile(at: url) {
+        case .success(let data): try self.init(data: data, file: url.path)
+        case .failure(let refusal): throw .unreadable(file: url.path, reason: refusal.reason)
         }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .unreadable(file: url.path, reason: SystemReason(error).description)
-        }
-        try self.init(data: data, file: url.path)
     }
 
     /// Parses cassette JSON; `file` names the source in errors.

@@ -55,13 +55,11 @@ extension Cassette {
     ///
     /// - Throws: ``CassetteError/invalidHAR(file:reason:)`` naming the file.
     public init(harContentsOf url: URL) throws(CassetteError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .unreadable(file: url.path, reason: SystemReason(error).description)
+        // As a cassette: a FIFO, a device or a directory is refused before it is opened.
+        switch FileKind.contentsOfRegularFile(at: url) {
+        case .success(let data): try self.init(harData: data, file: url.path)
+        case .failure(let refusal): throw .unreadable(file: url.path, reason: refusal.reason)
         }
-        try self.init(harData: data, file: url.path)
     }
 
     /// Imports HAR 1.2 JSON; `file` names the source in errors.

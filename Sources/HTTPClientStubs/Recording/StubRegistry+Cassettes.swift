@@ -21,8 +21,9 @@ extension StubRegistry {
     }
 
     /// Serves `cassette`, whose first interaction is number `firstInteraction` of `file`: each
-    /// answered request's ``RecordedRequest/answerSource`` names its interaction.
-    func replay(
+    /// answered request's ``RecordedRequest/answerSource`` names its interaction (httpc serve's log
+    /// prints it).
+    package func replay(
         _ cassette: Cassette, matching: CassetteMatching, redaction: Redaction, replaysTiming: Bool, file: URL?, firstInteraction: Int
     ) {
         // Both sides are redacted alike: a recording made with redaction off (a HAR export)

@@ -71,6 +71,15 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
         candidates.first.flatMap { $0.closeness > 0 ? $0.location : nil }
     }
 
+    /// Why nothing matched, on one line for a log (a ``StubServer``'s): the closest stub and its
+    /// reasons, hidden as in ``description``.
+    package var summary: String {
+        guard let closest = candidates.first else { return "no stub matched: no stubs are registered" }
+        let reasons = closest.reasons.joined(separator: "; ").split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        return redaction.redacted(text: "no stub matched; closest, \(closest.stub): \(reasons)")
+    }
+
     public var description: String {
         var lines = ["Unmatched request in \"\(registryName)\": no stub matches"]
         lines.append("  \(request.method) \(redaction.redacted(url: request.url.absoluteString))")

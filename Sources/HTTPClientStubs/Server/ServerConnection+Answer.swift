@@ -39,11 +39,11 @@ extension ServerConnection {
         case .deliver(let delivered):
             delivery = delivered
         }
-        let answeredBy = delivery.answered.last.map { "\($0.stub)" }
+        let answeredBy = delivery.answered.last.map { Self.answeredBy($0.stub, $0.request) }
         guard let http = delivery.response as? HTTPURLResponse, delivery.error == nil || !delivery.parts.isEmpty else {
             if let unmatched = delivery.error as? UnmatchedRequestError {
                 let status = context.configuration.unmatchedStatus
-                log(head, status: status, answeredBy: "no stub matched")
+                log(head, status: status, answeredBy: unmatched.report.summary)
                 emit(Self.text(status: status, unmatched.description, for: head), in: slot, finished: true, closesConnection: closes)
                 return
             }
@@ -114,6 +114,13 @@ extension ServerConnection {
         // Clamped as the other transports clamp: NaN is no wait, and no wait overflows.
         guard seconds > 0 else { return body() }
         queue.asyncAfter(deadline: .now() + min(seconds, 1e9), execute: body)
+    }
+
+    /// The stub, and the file or recorded interaction it answered from when it has one
+    /// (`fixtures Examples/Fixtures: the file …/GET|-users-1.json`): the line httpc serve prints.
+    private static func answeredBy(_ stub: Stub, _ request: RecordedRequest) -> String {
+        guard let source = request.answerSource, source != .stub else { return "\(stub)" }
+        return "\(stub): \(source)"
     }
 
     private func log(_ head: HTTPRequestHead, status: Int?, answeredBy: String) {

@@ -14,20 +14,23 @@ struct HttpcTests {
     static let fixtures = root.appendingPathComponent("Examples/Fixtures").path
 
     static var binary: URL {
-        get throws {
-            // httpc is a dependency of this target, so SwiftPM builds it into the same products
-            // folder as this target's resource bundle, whatever the platform, the scratch path
-            // or the process running the tests (xctest, swiftpm-testing-helper or the bundle
-            // itself); the process's own path is the fallback.
-            var executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            if executable.pathExtension == "xctest" { executable.deleteLastPathComponent() }
-            let folders = [Bundle.module.bundleURL.deletingLastPathComponent(), executable, executable.deletingLastPathComponent()]
-            for folder in folders {
-                let binary = folder.appendingPathComponent("httpc")
-                if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-            }
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "httpc not found in \(folders.map(\.path))"])
+        get throws { try builtExecutable("httpc") }
+    }
+
+    /// The executable `name` of this package (httpc, AppUnderTest), built beside this target.
+    static func builtExecutable(_ name: String) throws -> URL {
+        // Each is a dependency of this target, so SwiftPM builds it into the same products
+        // folder as this target's resource bundle, whatever the platform, the scratch path
+        // or the process running the tests (xctest, swiftpm-testing-helper or the bundle
+        // itself); the process's own path is the fallback.
+        var executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if executable.pathExtension == "xctest" { executable.deleteLastPathComponent() }
+        let folders = [Bundle.module.bundleURL.deletingLastPathComponent(), executable, executable.deletingLastPathComponent()]
+        for folder in folders {
+            let binary = folder.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
         }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "\(name) not found in \(folders.map(\.path))"])
     }
 
     @Test func theBinaryIsFoundBesideTheTestResourcesNotThroughTheRunningProcess() throws {

@@ -282,7 +282,8 @@ struct StubServerTests {
         #expect(logged.first == "GET /users/5 -> 200 (method GET && path /users/{id})")
         #expect(logged.last?.hasPrefix("DELETE /other?api_key=") == true)
         #expect(logged.last?.contains("s3cret") == false)
-        #expect(logged.last?.hasSuffix("-> 404 (no stub matched)") == true)
+        // Why none matched: the closest stub and its reasons, on the one line.
+        #expect(logged.last?.contains("-> 404 (no stub matched; closest, method GET && path /users/{id}: ") == true)
     }
 
     @Test func verificationCountsRequestsThatCameOverTheSocket() async throws {

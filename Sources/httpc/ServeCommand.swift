@@ -1,0 +1,154 @@
+import Foundation
+import HTTPClient
+import HTTPClientStubs
+
+/// The parsed command line of `httpc serve`: the sources of answers and where to listen.
+struct ServeCommand {
+    /// A source of answers, as the command line names it.
+    enum Source {
+        case fixtures(String)
+        case cassette(String)
+        case har(String)
+        case mocktails(String)
+
+        /// The path given, to name the source in messages.
+        var path: String {
+            switch self {
+            case .fixtures(let path), .cassette(let path), .har(let path), .mocktails(let path): path
+            }
+        }
+    }
+
+    /// The sources, in the order given: the first that answers a request answers it.
+    var sources: [Source] = []
+    var address: StubServer.Address = .loopback
+    var port = 0
+
+    static let usage = """
+        usage: httpc serve [--port N] [--host ADDRESS] SOURCE... [-h]
+
+          SOURCE is one or more of (each repeatable; the first given that answers a request answers it):
+              --fixtures DIR          a VOKMockData fixture folder (.json and .http files)
+              --cassette FILE         a cassette: recorded against any host, it answers the same
+                                      method, path and query sent to this server
+              --har FILE              a HAR 1.2 archive, served as a cassette
+              --mocktails PATH        a Mocktail (.tail) file, or a folder of them; their URL patterns
+                                      are matched against http://HOST:PORT/path?query
+              --port N                the port to listen on (0, the default: a free port)
+              --host ADDRESS          the address to listen on: 127.0.0.1 (the default), ::1, or another
+                                      address explicitly (0.0.0.0 serves every interface)
+          -h, --help                  print this help
+
+        Prints "serving SOURCES on http://HOST:PORT" once listening, then one line per request: the
+        method, the path, the status, and which fixture, interaction or stub answered, or why none did
+        (credentials redacted). A request nothing answers gets a 404 with that report in its body.
+        Ctrl-C (SIGINT) or SIGTERM stops the server and exits 0.
+
+        Exit status: 0 once stopped, 2 for a usage error, 3 when a source cannot be loaded or the
+        address cannot be listened on (nothing is served).
+        """
+
+    /// The command `arguments` (what follows `serve`) ask for, or `nil` when they ask for help.
+    static func parse(_ arguments: [String]) throws(Command.UsageError) -> ServeCommand? {
+        var command = ServeCommand()
+        var given: Set<String> = []
+        var index = 0
+        func value(for option: String) throws(Command.UsageError) -> String {
+            index += 1
+            guard index < arguments.count else { throw Command.UsageError(description: "\(option) needs a value") }
+            return arguments[index]
+        }
+        func once(_ option: String) throws(Command.UsageError) {
+            guard given.insert(option).inserted else { throw Command.UsageError(description: "\(option) is given twice; give it once") }
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            defer { index += 1 }
+            switch argument {
+            case "-h", "--help":
+                return nil
+            case "--fixtures": command.sources.append(.fixtures(try value(for: argument)))
+            case "--cassette": command.sources.append(.cassette(try value(for: argument)))
+            case "--har": command.sources.append(.har(try value(for: argument)))
+            case "--mocktails": command.sources.append(.mocktails(try value(for: argument)))
+            case "--port":
+                try once(argument)
+                let text = try value(for: argument)
+                guard let port = Int(text), (0...65535).contains(port) else {
+                    throw Command.UsageError(
+                        description: "--port: \"\(text.prefix(40))\" is not a port number (0 to 65535; 0 picks a free one)")
+                }
+                command.port = port
+            case "--host":
+                try once(argument)
+                command.address = try address(try value(for: argument))
+            case let other where other.hasPrefix("-"):
+                throw Command.UsageError(description: "unknown option \(other) for httpc serve")
+            default:
+                throw Command.UsageError(
+                    description:
+                        "httpc serve takes no argument \"\(argument.prefix(40))\": name a source with --fixtures, --cassette, --har or --mocktails"
+                )
+            }
+        }
+        guard !command.sources.isEmpty else {
+            throw Command.UsageError(
+                description: "httpc serve needs a source: --fixtures DIR, --cassette FILE, --har FILE or --mocktails PATH")
+        }
+        return command
+    }
+
+    /// The address `--host` names; loopback under any of its usual spellings.
+    private static func address(_ text: String) throws(Command.UsageError) -> StubServer.Address {
+        switch text {
+        case "127.0.0.1", "localhost": return .loopback
+        case "::1", "[::1]": return .loopbackIPv6
+        case "": throw Command.UsageError(description: "--host was given an empty address")
+        default: return .custom(text)
+        }
+    }
+
+    /// A source read and checked, ready to register.
+    enum Loaded {
+        case fixtures(FixtureFolder)
+        case recording(Cassette, file: URL)
+        case mocktails(MocktailFiles)
+    }
+
+    /// Every source read and checked, before anything listens: a broken one stops the command
+    /// with nothing served.
+    ///
+    /// - Throws: the source's own error (``FixtureError``, ``CassetteError``), which names its file.
+    func load() throws -> [Loaded] {
+        try sources.map { source in
+            let url = URL(fileURLWithPath: source.path)
+            switch source {
+            case .fixtures: return .fixtures(try FixtureFolder(directory: url))
+            case .cassette: return .recording(try Cassette(contentsOf: url), file: url)
+            case .har: return .recording(try Cassette(harContentsOf: url), file: url)
+            case .mocktails: return .mocktails(try MocktailFiles([url]))
+            }
+        }
+    }
+
+    /// Registers `loaded` in `stubs`, for a server whose requests arrive at `base`. The first source
+    /// given wins where several answer: the registry's newest stub wins, so they are registered last
+    /// first.
+    static func register(_ loaded: [Loaded], in stubs: StubRegistry, servedAt base: URL) {
+        for source in loaded.reversed() {
+            switch source {
+            case .fixtures(let folder):
+                stubs.serve(folder)
+            case .recording(let cassette, let file):
+                stubs.replay(
+                    cassette.served(at: base), matching: CassetteMatching(), redaction: .standard, replaysTiming: false, file: file,
+                    firstInteraction: 0)
+            case .mocktails(let files):
+                stubs.serve(files)
+            }
+        }
+    }
+
+    /// What is served, for the first line printed.
+    var summary: String { sources.map(\.path).joined(separator: ", ") }
+}
