@@ -34,7 +34,8 @@ import HTTPClient
         case let target where target.hasPrefix("/"):
             var origin = URLComponents()
             origin.scheme = base.scheme
-            origin.host = base.host
+            // An IPv6 host (`::1`) goes back in its brackets, or the URL has no host at all.
+            origin.host = base.host.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }
             origin.port = base.port
             url = origin.string.flatMap { URL(string: $0 + target) }
         default: url = URL(string: head.target)

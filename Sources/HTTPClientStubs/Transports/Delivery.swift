@@ -7,6 +7,9 @@ package struct Delivery: Sendable {
     package var request: URLRequest
     package var data: Data?
     package var response: URLResponse?
+    /// The stub's own header lines, for a transport that writes them out (``StubServer``): one
+    /// field per line, so several `Set-Cookie` stay apart (`response` joins them into one).
+    package var headerFields: HTTPHeaders?
     package var error: (any Error)?
     /// Seconds before the response headers arrive: every hop's latency, or the timeout.
     package var latency: TimeInterval = 0

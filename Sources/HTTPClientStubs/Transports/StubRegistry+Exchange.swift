@@ -124,6 +124,7 @@ extension StubRegistry {
         delivery.data = arguments.0
         delivery.response = arguments.1
         delivery.error = arguments.2
+        if case .http(_, let headers, _) = response.outcome { delivery.headerFields = headers }
         delivery.parts = response.deliveredParts(body: arguments.0)
         delivery.latency += response.latency
         // A throttled body's pauses: what a caller of the whole body waits after the headers.

@@ -1,0 +1,276 @@
+import Dispatch
+import Foundation
+import HTTPClient
+
+/// One client connection of a ``StubServer``: reads requests (pipelined ones too), answers each
+/// through the exchange, and writes the answers in the order the requests came, however late
+/// each is decided. Closes on `Connection: close`, malformed input (after its 4xx), a read or
+/// idle timeout, the client going away, or the server stopping.
+// @unchecked: every mutable property is read and written on `queue` only (each entry point hops
+// onto it), so the state needs no lock of its own.
+final class ServerConnection: @unchecked Sendable {
+    /// One request's place in the answer order, and what of its answer is still to be written.
+    final class Slot: @unchecked Sendable {
+        // @unchecked: touched on the connection's queue only, as the connection's own state.
+        var pending = Data()
+        var finished = false
+        var closesConnection = false
+        /// Cancelled when the connection closes first: a held response lets go of the request.
+        let cancellation = ExchangeCancellation()
+    }
+
+    let context: ServerContext
+    let queue = DispatchQueue(label: "StubServer.connection")
+    private let socket: Socket
+    private let onClose: @Sendable (ServerConnection) -> Void
+    private let readSource: any DispatchSourceRead
+    private let writeSource: any DispatchSourceWrite
+    private let timer: any DispatchSourceTimer
+    private var parser: HTTPRequestParser
+    /// The answers not yet written whole, in request order; only the first writes to the socket.
+    private var slots: [Slot] = []
+    /// The slot of a request whose head has come and whose body has not.
+    private var openSlot: Slot?
+    private var output = Data()
+    private var isWriteSourceRunning = false
+    private var isReadSourceRunning = false
+    /// No more requests are read: the last answer closes the connection.
+    private var closesAfterAnswers = false
+    /// The answers are out and the write side shut: what the client still sends is read and dropped
+    /// until it closes, so its unread bytes do not make the kernel reset the connection under the answer.
+    private var isLingering = false
+    private(set) var isClosed = false
+    private var openSources = 2
+
+    /// Answers queued beyond this many stop the reading until some are written.
+    private static let maximumPipelined = 64
+    /// Seconds a closing connection waits for the client to close its side.
+    private static let lingerTime: TimeInterval = 2
+
+    init(socket: Socket, context: ServerContext, onClose: @escaping @Sendable (ServerConnection) -> Void) {
+        self.socket = socket
+        self.context = context
+        self.onClose = onClose
+        parser = HTTPRequestParser(limits: context.configuration.limits)
+        readSource = DispatchSource.makeReadSource(fileDescriptor: socket.descriptor, queue: queue)
+        writeSource = DispatchSource.makeWriteSource(fileDescriptor: socket.descriptor, queue: queue)
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        readSource.setEventHandler { [unowned self] in readAvailable() }
+        writeSource.setEventHandler { [unowned self] in flush() }
+        timer.setEventHandler { [unowned self] in timedOut() }
+        // Both sources watch the descriptor: it is closed once neither does. The handlers hold
+        // the connection until then.
+        let release = { @Sendable [self] in
+            openSources -= 1
+            if openSources == 0 { socket.close() }
+        }
+        readSource.setCancelHandler(handler: release)
+        writeSource.setCancelHandler(handler: release)
+        timer.schedule(deadline: .distantFuture)
+        timer.resume()
+    }
+
+    /// Starts reading requests.
+    func start() {
+        queue.async { [self] in
+            armTimer()
+            resumeReading()
+        }
+    }
+
+    /// Answers 503 (the server has as many connections as it takes) and closes.
+    func refuse() {
+        queue.async { [self] in
+            fail(status: 503, reason: "the server has \(context.configuration.maximumConnections) connections open, its most")
+        }
+    }
+
+    /// Closes now: answers not yet written are dropped and their exchanges cancelled.
+    func close() {
+        queue.async { [self] in tearDown() }
+    }
+
+    // MARK: Reading
+
+    private func readAvailable() {
+        var ended = false
+        withUnsafeTemporaryAllocation(byteCount: 64 * 1024, alignment: 1) { buffer in
+            while !ended {
+                switch socket.receive(into: buffer) {
+                case .bytes(let count):
+                    if !isLingering { parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
+                case .wouldBlock:
+                    return
+                case .closed:
+                    ended = true
+                }
+            }
+        }
+        // The client went away (or, lingering, closed its side after the answers): nothing it
+        // asked for can reach it any more.
+        if ended { return tearDown() }
+        if !isLingering { readRequests() }
+        armTimer()
+    }
+
+    /// Starts the answer of every whole request read so far, in order.
+    private func readRequests() {
+        while !closesAfterAnswers, !isClosed, slots.count < Self.maximumPipelined {
+            let event: HTTPRequestParser.Event?
+            do {
+                event = try parser.next()
+            } catch {
+                return fail(status: error.status, reason: error.reason)
+            }
+            guard let event else { return }
+            switch event {
+            case .head(let head):
+                let slot = Slot()
+                slots.append(slot)
+                openSlot = slot
+                if head.expectsContinue { emit(HTTPResponseWriter.continueResponse, in: slot) }
+            case .request(let request):
+                let slot = openSlot ?? Slot()
+                if openSlot == nil { slots.append(slot) }
+                openSlot = nil
+                if !request.head.keepsAlive { closesAfterAnswers = true }
+                answer(request, in: slot)
+            }
+        }
+        if slots.count >= Self.maximumPipelined { pauseReading() }
+    }
+
+    /// Answers `status` with `reason` after the answers before it, then closes: the bytes after
+    /// a malformed request cannot be trusted to start a request.
+    /// - Parameter slot: The failing request's place, when it has one already.
+    func fail(status: Int, reason: String, in slot: Slot? = nil) {
+        guard !isClosed else { return }
+        let slot = slot ?? openSlot ?? Slot()
+        if !slots.contains(where: { $0 === slot }) { slots.append(slot) }
+        openSlot = nil
+        closesAfterAnswers = true
+        emit(HTTPResponseWriter.errorResponse(status: status, reason: reason), in: slot, finished: true, closesConnection: true)
+    }
+
+    private func pauseReading() {
+        guard isReadSourceRunning else { return }
+        readSource.suspend()
+        isReadSourceRunning = false
+    }
+
+    private func resumeReading() {
+        guard !isReadSourceRunning, !isClosed else { return }
+        readSource.resume()
+        isReadSourceRunning = true
+    }
+
+    // MARK: Writing
+
+    /// Adds bytes to `slot`'s answer; `finished` ends it. Written at once when every answer
+    /// before it is out. Returns `false` when the connection is gone: nothing more is wanted.
+    @discardableResult
+    func emit(_ bytes: [UInt8], in slot: Slot, finished: Bool = false, closesConnection: Bool = false) -> Bool {
+        guard !isClosed, slots.contains(where: { $0 === slot }) else { return false }
+        slot.pending.append(contentsOf: bytes)
+        if finished {
+            slot.finished = true
+            slot.closesConnection = closesConnection
+        }
+        writeReadyAnswers()
+        return !isClosed
+    }
+
+    /// Moves the first answers' bytes to the socket, each finished one making way for the next.
+    private func writeReadyAnswers() {
+        while let first = slots.first {
+            output.append(first.pending)
+            first.pending = Data()
+            guard first.finished else { break }
+            slots.removeFirst()
+            if first.closesConnection {
+                closesAfterAnswers = true
+                for slot in slots { slot.cancellation.cancel() }
+                slots = []
+            }
+        }
+        flush()
+        guard !isClosed else { return }
+        if slots.count < Self.maximumPipelined, !closesAfterAnswers {
+            resumeReading()
+            readRequests()
+        }
+        armTimer()
+    }
+
+    /// Writes what the socket takes; waits for it to drain when it takes no more.
+    private func flush() {
+        while !output.isEmpty {
+            let transfer = output.withUnsafeBytes { socket.send($0) }
+            switch transfer {
+            case .bytes(let count):
+                output.removeFirst(count)
+            case .wouldBlock:
+                if !isWriteSourceRunning {
+                    writeSource.resume()
+                    isWriteSourceRunning = true
+                }
+                return
+            case .closed:
+                return tearDown()
+            }
+        }
+        if isWriteSourceRunning {
+            writeSource.suspend()
+            isWriteSourceRunning = false
+        }
+        if closesAfterAnswers, slots.isEmpty, !isLingering {
+            isLingering = true
+            socket.shutdownWrite()
+            resumeReading()
+            armTimer()
+        }
+    }
+
+    // MARK: Timeouts and closing
+
+    /// Waits as long as the connection's state allows: the read timeout in the middle of a
+    /// request, the idle timeout between requests, the linger time once closing; no limit while
+    /// answers are being decided (a held response waits for the test).
+    private func armTimer() {
+        guard !isClosed else { return }
+        let configuration = context.configuration
+        let seconds: TimeInterval? =
+            if isLingering { Self.lingerTime } else if !slots.isEmpty || closesAfterAnswers { nil } else if parser.isInsideRequest {
+                configuration.readTimeout
+            } else { configuration.idleTimeout }
+        guard let seconds else { return timer.schedule(deadline: .distantFuture) }
+        timer.schedule(deadline: .now() + min(max(seconds, 0), 1e9))
+    }
+
+    private func timedOut() {
+        guard !isClosed else { return }
+        if isLingering || (!parser.isInsideRequest && slots.isEmpty) { return tearDown() }
+        guard slots.isEmpty else { return }
+        fail(status: 408, reason: "the request did not arrive whole within \(context.configuration.readTimeout) s of quiet")
+    }
+
+    /// Closes the connection now and cancels every exchange still in it; once.
+    private func tearDown() {
+        guard !isClosed else { return }
+        isClosed = true
+        for slot in slots { slot.cancellation.cancel() }
+        openSlot?.cancellation.cancel()
+        slots = []
+        openSlot = nil
+        output = Data()
+        timer.cancel()
+        readSource.cancel()
+        writeSource.cancel()
+        // A suspended source never runs its cancel handler (and must not be released): let both run.
+        if !isReadSourceRunning { readSource.resume() }
+        if !isWriteSourceRunning { writeSource.resume() }
+        isReadSourceRunning = true
+        isWriteSourceRunning = true
+        onClose(self)
+    }
+}

@@ -1,0 +1,204 @@
+// Every socket-level difference between Apple platforms (Darwin) and Linux (Glibc, Musl) that
+// StubServer meets lives in this file: the type of SOCK_STREAM, how a write to a closed peer is
+// kept from raising SIGPIPE (MSG_NOSIGNAL on Linux, SO_NOSIGPIPE on Apple platforms), the
+// length field of the socket addresses. The rest of the server uses `Socket` only. Sources/HTTPClient/Support/Platform.swift and README's Platforms section list it.
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A non-blocking, close-on-exec TCP socket: the listener or one connection of a ``StubServer``.
+///
+/// A value names a descriptor; whoever created it closes it once (`close()`).
+struct Socket: Sendable {
+    let descriptor: Int32
+
+    /// What a `receive` or `send` did.
+    enum Transfer: Equatable {
+        /// This many bytes moved (more than zero).
+        case bytes(Int)
+        /// Nothing now: wait for the descriptor to be ready.
+        case wouldBlock
+        /// The peer closed (receive) or is gone (send).
+        case closed
+    }
+
+    // MARK: Listening
+
+    /// A socket bound to `host` (a numeric IPv4 or IPv6 address) and `port` (0: one the system
+    /// picks), listening; with the port it is bound to.
+    static func listening(host: String, port: Int, backlog: Int32) throws(StubServerError) -> (socket: Socket, port: Int) {
+        guard (0...65535).contains(port) else {
+            throw StubServerError(.bind, host: host, port: port, reason: "the port is not between 0 and 65535")
+        }
+        var storage = sockaddr_storage()
+        let length: socklen_t
+        let family: Int32
+        if let ipv4 = ipv4Address(host, port: port) {
+            withUnsafeMutableBytes(of: &storage) { raw in raw.storeBytes(of: ipv4, as: sockaddr_in.self) }
+            (length, family) = (socklen_t(MemoryLayout<sockaddr_in>.size), AF_INET)
+        } else if let ipv6 = ipv6Address(host, port: port) {
+            withUnsafeMutableBytes(of: &storage) { raw in raw.storeBytes(of: ipv6, as: sockaddr_in6.self) }
+            (length, family) = (socklen_t(MemoryLayout<sockaddr_in6>.size), AF_INET6)
+        } else {
+            throw StubServerError(.bind, host: host, port: port, reason: "not a numeric IPv4 or IPv6 address")
+        }
+        let descriptor = makeSocket(family: family)
+        guard descriptor >= 0 else { throw StubServerError(.socket, host: host, port: port, errno: errno) }
+        let socket = Socket(descriptor: descriptor)
+        // A port a stopped server held (its connections in TIME_WAIT) can be bound again at once.
+        var on: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        if family == AF_INET6 {
+            // Only IPv6: "::1" must not also claim 127.0.0.1's port.
+            setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard bound == 0 else {
+            let code = errno
+            socket.close()
+            throw StubServerError(.bind, host: host, port: port, errno: code)
+        }
+        guard listen(descriptor, backlog) == 0 else {
+            let code = errno
+            socket.close()
+            throw StubServerError(.listen, host: host, port: port, errno: code)
+        }
+        var named = sockaddr_storage()
+        var namedLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let found = withUnsafeMutablePointer(to: &named) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &namedLength) }
+        }
+        guard found == 0 else {
+            let code = errno
+            socket.close()
+            throw StubServerError(.listen, host: host, port: port, errno: code)
+        }
+        let boundPort = withUnsafeBytes(of: &named) { raw in
+            family == AF_INET
+                ? UInt16(bigEndian: raw.loadUnaligned(as: sockaddr_in.self).sin_port)
+                : UInt16(bigEndian: raw.loadUnaligned(as: sockaddr_in6.self).sin6_port)
+        }
+        return (socket, Int(boundPort))
+    }
+
+    /// The next waiting connection, non-blocking and close-on-exec; `nil` when none waits (or
+    /// it went away before it was taken).
+    func accept() -> Socket? {
+        let accepted = systemAccept(descriptor)
+        guard accepted >= 0 else { return nil }
+        Self.configure(accepted)
+        var on: Int32 = 1
+        // Small answers go out at once, not after the peer's delayed ACK.
+        setsockopt(accepted, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        return Socket(descriptor: accepted)
+    }
+
+    /// Whether the last `accept()` found no connection because there is none yet (not because
+    /// of an error that waiting will not fix, such as too many open files).
+    static var lastErrorIsWouldBlock: Bool {
+        errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED
+    }
+
+    // MARK: Transferring
+
+    /// Reads what has arrived into `buffer`.
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Transfer {
+        while true {
+            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if count > 0 { return .bytes(count) }
+            if count == 0 { return .closed }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .closed
+        }
+    }
+
+    /// Writes as much of `bytes` as the socket takes now; a peer that is gone is `.closed`,
+    /// never a signal.
+    func send(_ bytes: UnsafeRawBufferPointer) -> Transfer {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return .bytes(0) }
+        while true {
+            #if canImport(Darwin)
+            let count = systemSend(descriptor, base, bytes.count, 0)
+            #else
+            let count = systemSend(descriptor, base, bytes.count, Int32(MSG_NOSIGNAL))
+            #endif
+            if count >= 0 { return .bytes(count) }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .closed
+        }
+    }
+
+    /// Ends the sending side (the peer reads the end of the stream) and keeps the receiving one.
+    func shutdownWrite() {
+        #if canImport(Darwin)
+        systemShutdown(descriptor, SHUT_WR)
+        #else
+        systemShutdown(descriptor, Int32(SHUT_WR))
+        #endif
+    }
+
+    /// Frees the descriptor.
+    func close() {
+        systemClose(descriptor)
+    }
+
+    // MARK: Platform details
+
+    private static func makeSocket(family: Int32) -> Int32 {
+        #if canImport(Darwin)
+        let descriptor = socket(family, SOCK_STREAM, 0)
+        #else
+        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        if descriptor >= 0 { configure(descriptor) }
+        return descriptor
+    }
+
+    /// Non-blocking, close-on-exec, and (on Apple platforms, which have no MSG_NOSIGNAL) no
+    /// SIGPIPE on a write to a closed peer.
+    private static func configure(_ descriptor: Int32) {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        #if canImport(Darwin)
+        var on: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
+    private static func ipv4Address(_ host: String, port: Int) -> sockaddr_in? {
+        var address = sockaddr_in()
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return nil }
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        return address
+    }
+
+    private static func ipv6Address(_ host: String, port: Int) -> sockaddr_in6? {
+        var address = sockaddr_in6()
+        guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { return nil }
+        #if canImport(Darwin)
+        address.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
+        #endif
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = UInt16(port).bigEndian
+        return address
+    }
+}
+
+// The C functions under names the methods of `Socket` do not shadow.
+private func systemAccept(_ descriptor: Int32) -> Int32 { accept(descriptor, nil, nil) }
+private func systemSend(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
+    send(descriptor, base, count, flags)
+}
+private func systemShutdown(_ descriptor: Int32, _ how: Int32) { _ = shutdown(descriptor, how) }
+private func systemClose(_ descriptor: Int32) { _ = close(descriptor) }

@@ -1,0 +1,62 @@
+import Dispatch
+import Foundation
+import HTTPClient
+
+/// Serves a ``StubRegistry`` over HTTP/1.1 on a loopback socket, for clients that cannot take a
+/// `URLSession` or a `MockURLSession`: AsyncHTTPClient, an app under a UI test, curl, a script.
+///
+/// It is one more transport over the registry's one exchange: matching, sequences, latency,
+/// throttled and streamed bodies (sent chunked, over time), held responses, verification and
+/// the request log behave as on the other transports. As a server it follows no redirect (a 3xx
+/// stub is a 3xx answer), keeps no cookies (each `Set-Cookie` goes out as its own header line)
+/// and caches nothing. An unmatched request is answered with
+/// ``Configuration/unmatchedStatus`` (404) and the report in the body, and fails the
+/// test that owns the registry, as on the other transports.
+///
+/// ```swift
+/// let stubs = StubRegistry()
+/// stubs.stub(.get, "/users/1").respond(.json(raw: #"{"id":1}"#))
+/// let server = try StubServer(stubs)
+/// defer { server.stop() }
+/// // Hand server.baseURL (http://127.0.0.1:PORT) to the code under test.
+/// ```
+public final class StubServer: Sendable {
+    /// The server's root: `http://127.0.0.1:PORT`, or `http://[::1]:PORT`.
+    public let baseURL: URL
+    /// The port the server listens on (the one the system picked when asked for 0).
+    public let port: Int
+
+    private let listener: Listener
+
+    /// Binds the address and starts listening before it returns.
+    ///
+    /// - Parameters:
+    ///   - stubs: The registry that answers every request.
+    ///   - configuration: The address and port (loopback, a free port by default), the status of
+    ///     unmatched requests, the log.
+    /// - Throws: ``StubServerError`` when the socket cannot be made, bound (the port is taken,
+    ///   the address is not this machine's) or listened on.
+    public init(_ stubs: StubRegistry, configuration: Configuration = Configuration()) throws {
+        let host = configuration.address.host
+        let (socket, port) = try Socket.listening(host: host, port: configuration.port, backlog: 512)
+        self.port = port
+        let authority = host.contains(":") ? "[\(host)]" : host
+        guard let baseURL = URL(string: "http://\(authority):\(port)") else {
+            socket.close()
+            throw StubServerError(.bind, host: host, port: port, reason: "the address does not make a URL")
+        }
+        self.baseURL = baseURL
+        listener = Listener(socket: socket, context: ServerContext(registry: stubs, configuration: configuration, baseURL: baseURL))
+    }
+
+    deinit {
+        listener.stop()
+    }
+
+    /// Closes the listener and every connection, and frees the port (another server can bind it
+    /// as soon as this returns). Exchanges in flight are cancelled: a held response released
+    /// later goes nowhere. Calling it again does nothing.
+    public func stop() {
+        listener.stop()
+    }
+}
