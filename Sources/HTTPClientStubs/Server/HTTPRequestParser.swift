@@ -88,8 +88,10 @@ import HTTPClient
         }
     }
 
-    /// Whether bytes of an unfinished request are waiting (a connection closing now cuts a request short).
+    /// Whether part of a request has arrived and the rest has not (a connection closing now cuts a
+    /// request short; a server waits for the rest only as long as its read timeout). False after an error.
     public var isInsideRequest: Bool {
+        if failure != nil { return false }
         if case .requestLine = state { return position < buffer.count }
         return true
     }
