@@ -158,6 +158,18 @@ struct HTTPRequestParserTests {
         #expect(request.value(forHTTPHeaderField: "X-Trace") == "a, b")
     }
 
+    @Test func anOriginTargetIsJoinedToAnIPv6Address() throws {
+        let parsed = try #require(parse("GET /v1?q=1 HTTP/1.1\nHost: h\n\n").requests.first)
+        let base = try #require(URL(string: "http://[::1]:8080"))
+        #expect(try parsed.urlRequest(base: base).url?.absoluteString == "http://[::1]:8080/v1?q=1")
+    }
+
+    @Test func anOriginTargetReplacesThePathOfTheBase() throws {
+        let parsed = try #require(parse("GET /v1 HTTP/1.1\nHost: h\n\n").requests.first)
+        let base = try #require(URL(string: "http://127.0.0.1:8080/ignored?x=1"))
+        #expect(try parsed.urlRequest(base: base).url?.absoluteString == "http://127.0.0.1:8080/v1")
+    }
+
     @Test func cookieLinesAreJoinedWithSemicolons() throws {
         let parsed = try #require(parse("GET / HTTP/1.1\nHost: h\nCookie: a=1\ncookie: b=2\n\n").requests.first)
         #expect(try parsed.urlRequest(base: Self.base).value(forHTTPHeaderField: "Cookie") == "a=1; b=2")
