@@ -57,15 +57,7 @@ import HTTPClient
         self.limits = limits
     }
 
-    /// Adds bytes received from the connection.
-    /// - Parameter bytes: the next bytes, in any split.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard failure == nil else { return }
-        compact()
-        buffer.append(contentsOf: bytes)
-    }
-
-    /// Adds bytes received from the connection.
+    /// Adds bytes received from the connection (an `UnsafeRawBufferPointer` over a read buffer, an array).
     /// - Parameter bytes: the next bytes, in any split.
     public mutating func append(_ bytes: some Collection<UInt8>) {
         guard failure == nil else { return }
