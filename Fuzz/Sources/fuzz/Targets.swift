@@ -11,6 +11,7 @@ enum Targets {
         "cookies": cookies,
         "query-form": queryAndForm,
         "mocktail": mocktail,
+        "http-request": httpRequest,
     ]
 
     /// Stops the run with a message libFuzzer saves beside the input that caused it.

@@ -57,15 +57,7 @@ import HTTPClient
         self.limits = limits
     }
 
-    /// Adds bytes received from the connection.
-    /// - Parameter bytes: the next bytes, in any split.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard failure == nil else { return }
-        compact()
-        buffer.append(contentsOf: bytes)
-    }
-
-    /// Adds bytes received from the connection.
+    /// Adds bytes received from the connection (an `UnsafeRawBufferPointer` over a read buffer, an array).
     /// - Parameter bytes: the next bytes, in any split.
     public mutating func append(_ bytes: some Collection<UInt8>) {
         guard failure == nil else { return }
@@ -88,8 +80,10 @@ import HTTPClient
         }
     }
 
-    /// Whether bytes of an unfinished request are waiting (a connection closing now cuts a request short).
+    /// Whether part of a request has arrived and the rest has not (a connection closing now cuts a
+    /// request short; a server waits for the rest only as long as its read timeout). False after an error.
     public var isInsideRequest: Bool {
+        if failure != nil { return false }
         if case .requestLine = state { return position < buffer.count }
         return true
     }

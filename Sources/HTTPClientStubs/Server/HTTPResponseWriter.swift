@@ -8,9 +8,9 @@ import HTTPClient
 /// and CR, LF, NUL and the other control bytes (tab aside) in a value are each written as a
 /// space. The writer frames the body itself: a stub's own `Content-Length`, `Transfer-Encoding`
 /// and `Connection` lines are replaced by the ones that describe the bytes actually sent.
-@_spi(Engine) public enum HTTPResponseWriter {
+enum HTTPResponseWriter {
     /// How the body after a head is delimited.
-    public enum Framing: Sendable, Hashable {
+    enum Framing: Sendable, Hashable {
         /// `Content-Length: n`; for a HEAD request, the length the GET's body has, and no body follows.
         case length(Int)
         /// `Transfer-Encoding: chunked`: ``chunk(_:)`` pieces, then ``lastChunk``.
@@ -20,10 +20,10 @@ import HTTPClient
     }
 
     /// The interim answer to `Expect: 100-continue`.
-    public static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
     /// The end of a chunked body (a zero-size chunk and no trailers).
-    public static let lastChunk = Array("0\r\n\r\n".utf8)
+    static let lastChunk = Array("0\r\n\r\n".utf8)
 
     /// A status line and header lines.
     /// - Parameters:
@@ -31,7 +31,7 @@ import HTTPClient
     ///   - headers: the stub's header lines, each written as its own line (two `Set-Cookie` stay two).
     ///   - framing: how the body is delimited.
     ///   - closesConnection: whether to add `Connection: close` (the server closes after the body).
-    public static func head(status: Int, headers: [HTTPHeaders.Field], framing: Framing, closesConnection: Bool) -> [UInt8] {
+    static func head(status: Int, headers: [HTTPHeaders.Field], framing: Framing, closesConnection: Bool) -> [UInt8] {
         let code = (100...999).contains(status) ? status : 500
         var text = "HTTP/1.1 \(code) \(reasonPhrase(for: code))\r\n"
         for field in headers where isFramingName(field.name) == false {
@@ -57,7 +57,7 @@ import HTTPClient
     ///   - body: the body.
     ///   - method: the request's method (`HEAD` writes no body).
     ///   - closesConnection: whether to add `Connection: close`.
-    public static func response(
+    static func response(
         status: Int, headers: [HTTPHeaders.Field], body: Data, method: String, closesConnection: Bool
     ) -> [UInt8] {
         if isBodiless(status) { return head(status: status, headers: headers, framing: .bodiless, closesConnection: closesConnection) }
@@ -74,7 +74,7 @@ import HTTPClient
     /// One piece of a chunked body: its size in hexadecimal, the bytes, CRLF. Empty bytes
     /// give no bytes at all, as a zero-size chunk would end the body.
     /// - Parameter bytes: the piece.
-    public static func chunk(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    static func chunk(_ bytes: some Collection<UInt8>) -> [UInt8] {
         guard !bytes.isEmpty else { return [] }
         var chunk = Array((String(bytes.count, radix: 16) + "\r\n").utf8)
         chunk.append(contentsOf: bytes)
@@ -85,7 +85,7 @@ import HTTPClient
     /// The answer to a request the parser refused: its status, `Connection: close`, and the
     /// reason as a plain-text body.
     /// - Parameter error: what the parser found.
-    public static func errorResponse(_ error: HTTPRequestParseError) -> [UInt8] {
+    static func errorResponse(_ error: HTTPRequestParseError) -> [UInt8] {
         errorResponse(status: error.status, reason: error.reason)
     }
 
@@ -94,18 +94,18 @@ import HTTPClient
     /// - Parameters:
     ///   - status: the status code.
     ///   - reason: one line saying why; written as the body.
-    public static func errorResponse(status: Int, reason: String) -> [UInt8] {
+    static func errorResponse(status: Int, reason: String) -> [UInt8] {
         response(
             status: status, headers: [HTTPHeaders.Field(name: "Content-Type", value: "text/plain; charset=utf-8")],
             body: Data((reason + "\n").utf8), method: "GET", closesConnection: true)
     }
 
     /// Whether a status never has a body (RFC 9110 sections 15.2, 15.3.5 and 15.4.5).
-    public static func isBodiless(_ status: Int) -> Bool { (100...199).contains(status) || status == 204 || status == 304 }
+    static func isBodiless(_ status: Int) -> Bool { (100...199).contains(status) || status == 204 || status == 304 }
 
     /// The reason phrase of a status line, or empty for a status without a common one (allowed by RFC 9112 section 4).
     /// - Parameter status: the status code.
-    public static func reasonPhrase(for status: Int) -> String { reasonPhrases[status] ?? "" }
+    static func reasonPhrase(for status: Int) -> String { reasonPhrases[status] ?? "" }
 
     private static func isFramingName(_ name: String) -> Bool {
         ["content-length", "transfer-encoding", "connection"].contains(name.lowercased())

@@ -244,15 +244,16 @@ final class ServerConnection: @unchecked Sendable {
     // MARK: Timeouts and closing
 
     /// Waits as long as the connection's state allows: the read timeout in the middle of a
-    /// request, the idle timeout between requests, the linger time once closing; no limit while
-    /// answers are being decided (a held response waits for the test).
+    /// request (its body included, after its head opened a slot), the idle timeout between
+    /// requests, the linger time once closing; no limit while answers are being decided and
+    /// nothing more is awaited from the client (a held response waits for the test).
     private func armTimer() {
         guard !isClosed else { return }
         let configuration = context.configuration
         let seconds: TimeInterval? =
-            if isLingering { Self.lingerTime } else if !slots.isEmpty || closesAfterAnswers { nil } else if parser.isInsideRequest {
+            if isLingering { Self.lingerTime } else if closesAfterAnswers { nil } else if parser.isInsideRequest {
                 configuration.readTimeout
-            } else { configuration.idleTimeout }
+            } else if !slots.isEmpty { nil } else { configuration.idleTimeout }
         guard let seconds else { return timer.schedule(deadline: .distantFuture) }
         timer.schedule(deadline: .now() + min(max(seconds, 0), 1e9))
     }
@@ -260,7 +261,7 @@ final class ServerConnection: @unchecked Sendable {
     private func timedOut() {
         guard !isClosed else { return }
         if isLingering || (!parser.isInsideRequest && slots.isEmpty) { return tearDown() }
-        guard slots.isEmpty else { return }
+        guard parser.isInsideRequest, !closesAfterAnswers else { return }
         fail(status: 408, reason: "the request did not arrive whole within \(context.configuration.readTimeout) s of quiet")
     }
 

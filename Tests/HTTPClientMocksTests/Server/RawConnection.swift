@@ -88,6 +88,11 @@ final class RawConnection {
         }
     }
 
+    /// Closes the sending side only (a client that has said everything and waits for the answer).
+    func finishSending() {
+        shutdown(descriptor, Int32(SHUT_WR))
+    }
+
     /// Closes the connection (a client that goes away).
     func disconnect() {
         shutdown(descriptor, Int32(SHUT_RDWR))
