@@ -142,6 +142,18 @@ class StubURLProtocol: URLProtocol {
                 delivery.noteDelivered()
                 return
             }
+            guard delivery.downloadTime > 0 else {
+                // Nothing to wait for between the headers and the end: the three calls go in one
+                // hop to the client thread, where no `stopLoading` can come between them. The
+                // engine keeps the session's cache itself (one copy, every platform).
+                this.value.call(on: clientThread, last: true) { client, urlProtocol in
+                    client.urlProtocol(urlProtocol, didReceive: urlResponse, cacheStoragePolicy: .notAllowed)
+                    if !body.isEmpty { client.urlProtocol(urlProtocol, didLoad: body) }
+                    client.urlProtocolDidFinishLoading(urlProtocol)
+                }
+                delivery.noteDelivered()
+                return
+            }
             this.value.call(on: clientThread) {
                 // The engine keeps the session's cache itself (one copy, every platform).
                 $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed)
