@@ -246,6 +246,7 @@ class StubURLProtocol: URLProtocol {
                 return state.stopped
             }
             guard !wasStopped, let client = this.value.client else { return }
+            if last, !clientThread.mayEndLoading(of: this.value.task) { return }
             body(client, this.value)
         }
     }
