@@ -102,6 +102,15 @@ final class ClientThread: @unchecked Sendable {
         guard let state = task?.state else { return true }
         return state == .canceling || state == .completed
     }
+
+    /// Whether the protocol may end the loading itself (finish or fail). A task being cancelled
+    /// is failed by corelibs: `cancel()` queues a block on the work queue that stops the
+    /// protocol and fails the task with `URLError(.cancelled)`. A protocol that ends it first
+    /// takes it out of the session's registry, and that block then traps (an answer with
+    /// nothing to wait for, cancelled right after `resume()`, did so for a canned protocol too).
+    func mayEndLoading(of task: URLSessionTask?) -> Bool {
+        task?.state != .canceling
+    }
     #else
     private let runLoop: CFRunLoop
     private let modes: CFArray
@@ -137,6 +146,11 @@ final class ClientThread: @unchecked Sendable {
 
     /// `stopLoading` always ends the loading.
     func stopEndsLoading(of task: URLSessionTask?) -> Bool {
+        true
+    }
+
+    /// The protocol always ends the loading itself; a cancelled task ignores it.
+    func mayEndLoading(of task: URLSessionTask?) -> Bool {
         true
     }
     #endif

@@ -3,7 +3,10 @@ import HTTPClient
 /// Tells an exchange that its task was cancelled (a `MockURLSessionDataTask` cancelled, a
 /// URLProtocol stopped), so what is still to come has no effect: a held response released
 /// later follows no redirect and stores no cookie, and the request leaves its gate's held list.
-package final class ExchangeCancellation: Sendable {
+///
+/// A struct around one lock box, whose copies share it: one allocation a task, where a class
+/// holding the box would cost two.
+package struct ExchangeCancellation: Sendable {
     private let state = Locked<(isCancelled: Bool, handlers: [@Sendable () -> Void])>((false, []))
 
     package init() {}

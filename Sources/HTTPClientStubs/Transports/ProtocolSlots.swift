@@ -35,6 +35,9 @@ final class ProtocolSlots: Sendable {
     private struct State {
         var leases: [Int: Lease] = [:]
         var slotOfKey: [LeaseKey: Int] = [:]
+        /// The slot of each class handed out. A class keeps its slot for good, and finding it
+        /// here is a hash of one pointer, where `registrySlot` walks ten generic levels.
+        var slotOfClass: [ObjectIdentifier: Int] = [:]
         var next = 0
     }
 
@@ -62,13 +65,18 @@ final class ProtocolSlots: Sendable {
             return slot
         }
         guard let slot else { return StubURLProtocol.self }
-        return Self.makeClass(RootSlot.self, remainingBits: bits, slot: slot)
+        let protocolClass: AnyClass = Self.makeClass(RootSlot.self, remainingBits: bits, slot: slot)
+        state.withLock { $0.slotOfClass[ObjectIdentifier(protocolClass)] = slot }
+        return protocolClass
     }
 
-    /// The registry and session behaviour a slot's class serves, while the registry exists.
-    func lease(at slot: Int) -> (StubRegistry, SessionBehaviour)? {
+    /// The registry and session behaviour `protocolClass` serves, while the registry exists;
+    /// `nil` for the base class and for a class whose registry is gone.
+    func lease(of protocolClass: AnyClass) -> (StubRegistry, SessionBehaviour)? {
         state.withLock { state in
-            guard let lease = state.leases[slot], let registry = lease.registry else { return nil }
+            guard let slot = state.slotOfClass[ObjectIdentifier(protocolClass)], let lease = state.leases[slot],
+                let registry = lease.registry
+            else { return nil }
             return (registry, lease.behaviour)
         }
     }

@@ -107,8 +107,9 @@ extension StubRegistry {
     ) {
         var delivery = progress
         let request = recorded.urlRequest
+        let timeout = behaviour.timeout(for: request)
         // Only the stub's latency counts: a held response came when the test decided.
-        if let timeout = behaviour.timeout(for: request), response.latency > timeout {
+        if let timeout, response.latency > timeout {
             delivery.latency += timeout
             delivery.error = URLError(
                 .timedOut,
@@ -134,9 +135,7 @@ extension StubRegistry {
             return
         }
         behaviour.storeCookies(Self.setCookies(of: response, http), from: http.url ?? recorded.url, for: request)
-        if let timeout = behaviour.timeout(for: request),
-            let silent = delivery.parts.firstIndex(where: { ($0.pause ?? 0) > timeout })
-        {
+        if let timeout, let silent = delivery.parts.firstIndex(where: { ($0.pause ?? 0) > timeout }) {
             // URLSession's timeout is an idle one: a body that goes quiet for longer fails
             // there, after the parts before it (and is neither cached nor followed).
             let error = URLError(

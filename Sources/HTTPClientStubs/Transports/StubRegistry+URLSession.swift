@@ -31,7 +31,7 @@ extension StubRegistry {
         var behaviour = SessionBehaviour(configuration: configuration, followsRedirects: followsRedirects)
         // Installed before: the configuration's flag is the one set below, not the app's.
         if let installed = configuration.protocolClasses?.first as? StubURLProtocol.Type,
-            let (_, previous) = ProtocolSlots.shared.lease(at: installed.registrySlot)
+            let (_, previous) = ProtocolSlots.shared.lease(of: installed)
         {
             behaviour.sendsCookies = previous.sendsCookies
         }

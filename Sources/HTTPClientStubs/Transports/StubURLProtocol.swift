@@ -11,12 +11,19 @@ class StubURLProtocol: URLProtocol {
     /// The slot of the registry this class serves; overridden by each slot subclass.
     class var registrySlot: Int { -1 }
 
-    private let stopped = Locked(false)
+    /// What changes while loading, in one box: each box is an allocation per request.
+    private struct LoadingState {
+        /// Set by `stopLoading()` and by the last client call: no client call follows.
+        var stopped = false
+        /// The task that sends a pass-through request.
+        var forwarded: URLSessionDataTask?
+        /// Set by the first `startLoading`; a later one is the task resumed (see ``ClientThread``).
+        var clientThread: ClientThread?
+    }
+
+    private let state = Locked(LoadingState())
     /// Cancelled by `stopLoading()`: a held answer lets go of the request.
     private let exchangeCancellation = ExchangeCancellation()
-    private let forwarded = Locked<URLSessionDataTask?>(nil)
-    /// Set by the first `startLoading`; a later one is the task resumed (see ``ClientThread``).
-    private let clientThread = Locked<ClientThread?>(nil)
 
     override class func canInit(with request: URLRequest) -> Bool {
         // Every request of a stubbed session belongs to its registry; none reaches the network
@@ -29,36 +36,19 @@ class StubURLProtocol: URLProtocol {
     }
 
     override func startLoading() {
-        if let resumed = clientThread.current {
+        if let resumed = state.withLock({ $0.clientThread }) {
             resumed.drain()
             return
         }
         let clientThread = ClientThread.ofStartLoading(self)
-        self.clientThread.withLock { $0 = clientThread }
+        state.withLock { $0.clientThread = clientThread }
         clientThread.drain { start(on: clientThread) }
     }
 
     /// Resolves the request in the registry and delivers (or forwards) its answer.
     private func start(on clientThread: ClientThread) {
-        guard Self.registrySlot >= 0 else {
-            fail(
-                with: URLError(
-                    .unknown,
-                    userInfo: [
-                        NSLocalizedDescriptionKey:
-                            "More than \(ProtocolSlots.shared.capacity) StubRegistry instances with URLSessions are alive at once: "
-                            + "let registries of finished tests go, or use MockURLSession(stubs:), which has no limit."
-                    ]), on: clientThread)
-            return
-        }
-        guard let (registry, behaviour) = ProtocolSlots.shared.lease(at: Self.registrySlot) else {
-            fail(
-                with: URLError(
-                    .unknown,
-                    userInfo: [
-                        NSLocalizedDescriptionKey:
-                            "The StubRegistry of this URLSession no longer exists: keep the registry alive as long as its session."
-                    ]), on: clientThread)
+        guard let (registry, behaviour) = ProtocolSlots.shared.lease(of: Self.self) else {
+            failWithoutRegistry(on: clientThread)
             return
         }
         if task is URLSessionDownloadTask {
@@ -80,6 +70,28 @@ class StubURLProtocol: URLProtocol {
         }
     }
 
+    /// The base class (every slot was taken) or a class whose registry is gone: says which.
+    private func failWithoutRegistry(on clientThread: ClientThread) {
+        guard Self.registrySlot >= 0 else {
+            fail(
+                with: URLError(
+                    .unknown,
+                    userInfo: [
+                        NSLocalizedDescriptionKey:
+                            "More than \(ProtocolSlots.shared.capacity) StubRegistry instances with URLSessions are alive at once: "
+                            + "let registries of finished tests go, or use MockURLSession(stubs:), which has no limit."
+                    ]), on: clientThread)
+            return
+        }
+        fail(
+            with: URLError(
+                .unknown,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "The StubRegistry of this URLSession no longer exists: keep the registry alive as long as its session."
+                ]), on: clientThread)
+    }
+
     /// Downloads through a URLProtocol cannot work on Linux; on Apple platforms the same
     /// error keeps the behaviour one.
     static func downloadUnsupported(_ request: URLRequest) -> URLError {
@@ -93,9 +105,12 @@ class StubURLProtocol: URLProtocol {
     }
 
     override func stopLoading() {
-        guard clientThread.current?.stopEndsLoading(of: task) ?? true else { return }
-        stopped.withLock { $0 = true }
-        forwarded.withLock { $0 }?.cancel()
+        guard state.withLock({ $0.clientThread })?.stopEndsLoading(of: task) ?? true else { return }
+        let forwarded = state.withLock { state in
+            state.stopped = true
+            return state.forwarded
+        }
+        forwarded?.cancel()
         exchangeCancellation.cancel()
     }
 
@@ -109,8 +124,10 @@ class StubURLProtocol: URLProtocol {
     private func deliver(_ delivery: Delivery, on clientThread: ClientThread) {
         let body = delivery.data ?? Data()
         let this = Unchecked(self)
-        let inPieces = urlProtocolClientsKeepEveryPiece || task?.readsBodyInChunks == true
-        if !delivery.parts.isEmpty, inPieces, let urlResponse = delivery.response {
+        // The parts first: asking the task takes corelibs' lock, and most bodies are one piece.
+        if !delivery.parts.isEmpty, urlProtocolClientsKeepEveryPiece || task?.readsBodyInChunks == true,
+            let urlResponse = delivery.response
+        {
             after(delivery.latency) {
                 this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
                 this.value.deliver(delivery.parts[...], of: delivery, on: clientThread)
@@ -122,6 +139,18 @@ class StubURLProtocol: URLProtocol {
         after(delivery.latency + (delivery.error == nil ? 0 : delivery.downloadTime)) {
             guard let urlResponse = delivery.response, delivery.error == nil else {
                 this.value.fail(with: delivery.error ?? URLError(.badServerResponse), on: clientThread)
+                delivery.noteDelivered()
+                return
+            }
+            guard delivery.downloadTime > 0 else {
+                // Nothing to wait for between the headers and the end: the three calls go in one
+                // hop to the client thread, where no `stopLoading` can come between them. The
+                // engine keeps the session's cache itself (one copy, every platform).
+                this.value.call(on: clientThread, last: true) { client, urlProtocol in
+                    client.urlProtocol(urlProtocol, didReceive: urlResponse, cacheStoragePolicy: .notAllowed)
+                    if !body.isEmpty { client.urlProtocol(urlProtocol, didLoad: body) }
+                    client.urlProtocolDidFinishLoading(urlProtocol)
+                }
                 delivery.noteDelivered()
                 return
             }
@@ -142,7 +171,7 @@ class StubURLProtocol: URLProtocol {
     /// One `didLoad` per data part, pauses waited out, a failure part ends the transfer; a
     /// stopped load schedules nothing more.
     private func deliver(_ parts: ArraySlice<StreamPart>, of delivery: Delivery, on clientThread: ClientThread) {
-        guard !stopped.current else { return }
+        guard !state.withLock({ $0.stopped }) else { return }
         let this = Unchecked(self)
         var rest = parts
         while let part = rest.popFirst() {
@@ -180,10 +209,13 @@ class StubURLProtocol: URLProtocol {
                 }
                 this.value.call(on: clientThread, last: true) { $0.urlProtocolDidFinishLoading($1) }
             }
-            // Publish the task before reading the flag: stopLoading sets the flag before it
-            // reads the task, so one of the two always sees the other.
-            this.value.forwarded.withLock { $0 = task }
-            if this.value.stopped.current { task.cancel() } else { task.resume() }
+            // Publish the task and read the flag under the lock stopLoading sets the flag and
+            // reads the task under: one of the two always sees the other.
+            let stopped = this.value.state.withLock { state in
+                state.forwarded = task
+                return state.stopped
+            }
+            if stopped { task.cancel() } else { task.resume() }
         }
     }
 
@@ -209,11 +241,12 @@ class StubURLProtocol: URLProtocol {
     ) {
         let this = Unchecked(self)
         clientThread.perform {
-            let wasStopped = this.value.stopped.withLock { stopped in
-                defer { if last { stopped = true } }
-                return stopped
+            let wasStopped = this.value.state.withLock { state in
+                defer { if last { state.stopped = true } }
+                return state.stopped
             }
             guard !wasStopped, let client = this.value.client else { return }
+            if last, !clientThread.mayEndLoading(of: this.value.task) { return }
             body(client, this.value)
         }
     }

@@ -57,6 +57,36 @@ struct URLProtocolStressTests {
         }
     }
 
+    /// An answer with nothing to wait for races a `cancel()` made right after `resume()`: the
+    /// task ends once, answered or cancelled, and never traps in corelibs (which fails a
+    /// cancelled task itself, and trapped when the protocol had ended it first).
+    @Test func hundredsOfImmediateAnswersHalfCancelledAtOnceEachEndOnce() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/item").respond(.text("ok"))
+        let session = stubs.makeURLSession()
+        for _ in 0..<Self.rounds {
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for index in 0..<Self.concurrentRequests {
+                    group.addTask {
+                        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+                            let task = session.dataTask(with: testURL("https://h/item")) { data, _, error in
+                                if (error as? URLError)?.code == .cancelled { return continuation.resume(returning: "cancelled") }
+                                continuation.resume(
+                                    returning: data.map { String(decoding: $0, as: UTF8.self) } ?? "\(String(describing: error))")
+                            }
+                            task.resume()
+                            if index.isMultiple(of: 2) { task.cancel() }
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.count == Self.concurrentRequests)
+            #expect(outcomes.allSatisfy { $0 == "ok" || $0 == "cancelled" })
+            #expect(outcomes.filter { $0 == "ok" }.count >= Self.concurrentRequests / 2)
+        }
+    }
+
     @Test func hundredsOfStreamsHalfOfThemCancelledHalfwayEachEndAsTheyShould() async throws {
         let stubs = StubRegistry()
         stubs.stub(.get, "/feed").respond(.streamed([.text("one "), .pause(0.005), .text("two "), .pause(0.005), .text("three")]))

@@ -141,6 +141,32 @@ struct URLProtocolTransportTests {
         #expect(try await HTTPClient(session: second.makeURLSession()).get(testURL("https://h/who")).text == "second")
     }
 
+    @Test func aSessionWhoseRegistryIsGoneFailsSayingSo() async throws {
+        var stubs: StubRegistry? = StubRegistry(reporting: .disabled)
+        stubs?.stub(.get, "/who").respond(.text("gone"))
+        let session = try #require(stubs?.makeURLSession())
+        weak let registry = stubs
+        stubs = nil
+        try #require(registry == nil)
+        let error = await #expect(throws: HTTPClientError.self) { try await HTTPClient(session: session).get(testURL("https://h/who")) }
+        #expect(error?.description.contains("The StubRegistry of this URLSession no longer exists") == true)
+    }
+
+    @Test func aClassMadeByOtherSlotsIsNotServedTheSharedSlotsRegistries() async throws {
+        // Slot 0 of a private set of slots and slot 0 of the shared ones have the same number:
+        // a class is found by what it is, so it is never handed another set's registry.
+        let slots = ProtocolSlots(bits: 2)
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "/who").respond(.text("private"))
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [slots.protocolClass(for: stubs, behaviour: SessionBehaviour(configuration: .ephemeral))]
+        #expect(ProtocolSlots.shared.lease(of: try #require(configuration.protocolClasses?.first)) == nil)
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await HTTPClient(session: URLSession(configuration: configuration)).get(testURL("https://h/who"))
+        }
+        #expect(error?.description.contains("no longer exists") == true)
+    }
+
     @Test func mockURLSessionHonoursLatencyOnlyWhenAsked() async throws {
         let stubs = StubRegistry(reporting: failures.reporting)
         stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 0.2))

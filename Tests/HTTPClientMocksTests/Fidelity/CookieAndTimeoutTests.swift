@@ -21,6 +21,36 @@ struct CookieAndTimeoutTests {
         #expect(configuration.httpCookieStorage?.cookies(for: testURL("https://h/me"))?.map(\.name) == ["sid"])
     }
 
+    /// The storage is asked on every request that may carry cookies: one that was empty when
+    /// the session was made, and for its first request, can be filled by hand at any time.
+    @Test(arguments: StubTransport.allCases)
+    func aCookiePutInTheStorageByHandAfterARequestIsSentWithTheNext(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/me").respond(.text("ada"))
+        let configuration = URLSessionConfiguration.ephemeral
+        let session = transport.session(stubs, configuration: configuration)
+        _ = try await session.data(for: URLRequest(url: testURL("https://h/me")))
+        let cookie = try #require(
+            HTTPCookie(properties: [.name: "sid", .value: "by-hand", .domain: "h", .path: "/", .originURL: testURL("https://h/")]))
+        configuration.httpCookieStorage?.setCookie(cookie)
+        _ = try await session.data(for: URLRequest(url: testURL("https://h/me")))
+        #expect(stubs.requests.map { $0.headers["Cookie"] } == [nil, "sid=by-hand"])
+    }
+
+    @Test(arguments: StubTransport.allCases)
+    func aRequestsOwnCookieHeaderIsSentInsteadOfTheStoredCookies(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/me").respond(.text("ada"))
+        let configuration = URLSessionConfiguration.ephemeral
+        let cookie = try #require(
+            HTTPCookie(properties: [.name: "sid", .value: "stored", .domain: "h", .path: "/", .originURL: testURL("https://h/")]))
+        configuration.httpCookieStorage?.setCookie(cookie)
+        var request = URLRequest(url: testURL("https://h/me"))
+        request.setValue("mine=1", forHTTPHeaderField: "Cookie")
+        _ = try await transport.session(stubs, configuration: configuration).data(for: request)
+        #expect(stubs.requests.map { $0.headers["Cookie"] } == ["mine=1"])
+    }
+
     @Test func everyCookieOfAResponseIsStored() async throws {
         let stubs = StubRegistry()
         var headers: HTTPHeaders = [:]

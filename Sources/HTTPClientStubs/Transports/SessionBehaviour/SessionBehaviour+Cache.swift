@@ -106,7 +106,9 @@ extension SessionBehaviour {
     }
 
     private static func isCacheable(method: String?) -> Bool {
-        (method ?? "GET").uppercased() == "GET"
+        // The exact spelling first: upper-casing allocates, on every request.
+        guard let method, method != "GET" else { return true }
+        return method.uppercased() == "GET"
     }
 
     /// Seconds the stored answer stays fresh, or `nil` when it does not say.

@@ -74,11 +74,11 @@ package struct SessionBehaviour: Sendable {
     /// or opted out (`httpShouldHandleCookies`).
     func addingCookies(to request: URLRequest) -> URLRequest {
         guard sendsCookies, privateJar?.isKnownEmpty != true, request.httpShouldHandleCookies, let storage = cookieStorage,
-            let url = request.url,
-            request.value(forHTTPHeaderField: "Cookie") == nil
+            let url = request.url
         else { return request }
+        // The storage first: it is usually empty, and a header lookup costs more than asking it.
         let cookies = CookieRules.cookies(for: url, in: storage)
-        guard !cookies.isEmpty else { return request }
+        guard !cookies.isEmpty, request.value(forHTTPHeaderField: "Cookie") == nil else { return request }
         var request = request
         for (name, value) in HTTPCookie.requestHeaderFields(with: cookies) {
             request.setValue(value, forHTTPHeaderField: name)

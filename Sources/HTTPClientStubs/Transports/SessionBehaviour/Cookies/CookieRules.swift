@@ -23,7 +23,8 @@ package enum CookieRules {
     /// unexpired, host-only for its exact host or domain-matching, path-matching, and `Secure`
     /// only over https.
     package static func cookies(for url: URL, in storage: HTTPCookieStorage, now: Date = Date()) -> [HTTPCookie] {
-        guard let host = canonicalHost(of: url), let cookies = storage.cookies, !cookies.isEmpty else { return [] }
+        // An empty storage, the usual case, is the cheapest question: asked before any work on the URL.
+        guard let cookies = storage.cookies, !cookies.isEmpty, let host = canonicalHost(of: url) else { return [] }
         let isSecure = url.scheme?.lowercased() == "https"
         let path = requestPath(of: url)
         return
