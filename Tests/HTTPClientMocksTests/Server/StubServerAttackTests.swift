@@ -197,6 +197,66 @@ struct StubServerAttackTests {
         #expect(try stillServes(server))
     }
 
+    // MARK: - Lifecycle under traffic
+
+    /// `stop()` while held answers wait and large answers are on their way: it returns, every
+    /// waiting connection is closed, the port can be bound at once, and a release after it goes
+    /// nowhere.
+    @Test func stopDuringTrafficClosesEverythingAndFreesThePort() async throws {
+        let gate = HeldResponse()
+        stubs.stub(.get, "/held").respond(.text("late").held(by: gate))
+        stubs.stub(.get, "/big").respond(.text(String(repeating: "x", count: 4_000_000)))
+        let server = try server()
+        let port = server.port
+        let connections = try (0..<40).map { _ in try RawConnection(port: port) }
+        for (index, connection) in connections.enumerated() {
+            connection.send(
+                index.isMultiple(of: 2)
+                    ? "GET /held HTTP/1.1\r\nHost: x\r\n\r\n"
+                    : "GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        }
+        try await gate.waitUntilHolding()
+
+        server.stop()
+        gate.release()
+
+        for (index, connection) in connections.enumerated() where index.isMultiple(of: 2) {
+            #expect(connection.isClosedByServer())
+        }
+        var configuration = StubServer.Configuration()
+        configuration.port = port
+        let again = try StubServer(stubs, configuration: configuration)
+        defer { again.stop() }
+        #expect(try stillServes(again))
+    }
+
+    /// The article's own example logs with `print`; one log call that cannot finish (a standard
+    /// output nobody reads) does not stop another connection. (`httpc serve` still stalls on a
+    /// full log pipe: there every connection's log call blocks; see below.)
+    @Test func aBlockedLogDoesNotStopOtherConnections() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let logging = Milestones()
+        let server = try server { configuration in
+            configuration.log = { entry in
+                guard entry.target == "/a?first" else { return }
+                logging.advance()
+                _ = release.wait(timeout: .now() + 120)
+            }
+        }
+        defer { server.stop() }
+        let first = try RawConnection(port: server.port)
+        first.send("GET /a?first HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await logging.wait(until: 1, timeout: .seconds(60), waitingFor: "the first request's log call")
+
+        // A stalled server shows as a read that runs out: bounded far above a normal answer.
+        let second = try RawConnection(port: server.port, readTimeout: 60)
+        second.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = try? second.readResponse()
+        release.signal()
+        #expect(answer?.text == "A")
+        #expect(try first.readResponse().text == "A")
+    }
+
     // MARK: - httpc serve
 
     /// A scratch fixture folder holding the sample API and `extra` names made by `make`.
