@@ -168,6 +168,25 @@ struct StubServerAttackTests {
         #expect(!failures.all.joined().contains("SECRET"))
     }
 
+    /// Redaction goes by name, and some credentials slip past the names it knows. Measured: a
+    /// JWT in `?jwt=` and an `Authentication:` header (a name some APIs use) are printed whole
+    /// in the 404 report, and so in a CI log; `auth=`, `sid=` and OAuth's `code=` too.
+    @Test func theUnmatchedReportHidesCredentialsUnderLessCommonNames() throws {
+        let server = try server()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send(
+            "GET /nothing?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.SECRETJWT&code=SECRETCODE HTTP/1.1\r\n"
+                + "Host: x\r\nAuthentication: SECRETHEADER\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 404)
+        withKnownIssue("redaction does not know these names") {
+            #expect(!response.text.contains("SECRETJWT"))
+            #expect(!response.text.contains("SECRETCODE"))
+            #expect(!response.text.contains("SECRETHEADER"))
+        }
+    }
+
     /// 600 connections at once: 512 are served, the rest get 503, and every descriptor comes back.
     @Test func connectionsPastTheLimitAre503AndTheServerRecovers() throws {
         let server = try server()
