@@ -1,0 +1,430 @@
+import Foundation
+import HTTPClient
+import HTTPClientMocks
+import Testing
+
+@_spi(Engine) @testable import HTTPClientStubs
+
+/// Findings of an outside attack on `StubServer` (a hostile client and a careless user on
+/// loopback, knowing only the README, the changelog and the article). Each test states the
+/// behaviour a user may expect; what does not hold yet is recorded with `withKnownIssue`.
+@Suite("StubServer attack findings")
+struct StubServerAttackTests {
+    let failures = CollectedFailures()
+    let stubs: StubRegistry
+
+    init() {
+        stubs = StubRegistry(reporting: failures.reporting)
+        stubs.stub(.get, "/a").respond(.text("A"))
+        stubs.stub(.post, "/a").respond(.text("posted"))
+    }
+
+    private func server(_ adjust: (inout StubServer.Configuration) -> Void = { _ in }) throws -> StubServer {
+        var configuration = StubServer.Configuration()
+        adjust(&configuration)
+        return try StubServer(stubs, configuration: configuration)
+    }
+
+    /// Whether a well-formed request on a new connection is still answered.
+    private func stillServes(_ server: StubServer) throws -> Bool {
+        let connection = try RawConnection(port: server.port)
+        connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        return try connection.readResponse().text == "A"
+    }
+
+    // MARK: - Memory: answers nobody reads
+
+    /// A client pipelines 100 requests for a 1 MB body and reads nothing. The kernel's socket
+    /// buffers hold a few dozen MB at most, so a server that stops reading while its answers
+    /// cannot be sent produces far fewer than 100 answers. Measured with `httpc serve`: such a
+    /// client took the server from 31 MB to 6.7 GB resident in 20 s (every answer buffered in
+    /// memory), until the client went away.
+    @Test func answersAClientDoesNotReadAreNotBufferedWithoutBound() async throws {
+        stubs.stub(.get, "/big").respond(.text(String(repeating: "x", count: 1_048_576)))
+        let logged = Milestones()
+        let server = try server { $0.log = { _ in logged.advance() } }
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send(String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: 100))
+
+        // Bounded far above normal: with back-pressure this wait runs out, which is the pass.
+        let answeredAllWithoutAReader: Bool
+        do {
+            try await logged.wait(until: 100, timeout: .seconds(60), waitingFor: "100 answers nobody reads")
+            answeredAllWithoutAReader = true
+        } catch is StubWaitError {
+            answeredAllWithoutAReader = false
+        }
+        withKnownIssue("StubServer keeps reading pipelined requests and buffers every answer while the client reads none") {
+            #expect(!answeredAllWithoutAReader)
+        }
+        connection.disconnect()
+        #expect(try stillServes(server))
+    }
+
+    // MARK: - Leniency in the request head
+
+    /// Methods are case-sensitive (RFC 9110 §9.1): `get` is not `GET`, and must not be
+    /// answered by a GET stub. Measured: `get /a HTTP/1.1` is answered 200 by the GET stub.
+    @Test func aLowerCaseMethodIsNotAnsweredByAGetStub() throws {
+        let server = try server()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send("get /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        let response = try connection.readResponse()
+        withKnownIssue("a lower-case method is folded into its upper-case one") {
+            #expect(response.status != 200)
+        }
+    }
+
+    /// A chunk size is `1*HEXDIG` followed by an extension or CRLF (RFC 9112 §7.1); whitespace
+    /// after it is one of the differences between readers that smuggling uses, which the
+    /// article says are 400. Measured: `3 ` is read as 3.
+    @Test func whitespaceAfterAChunkSizeIsA400AndAClose() throws {
+        let server = try server()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send("POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3 \r\nabc\r\n0\r\n\r\n")
+        let response = try connection.readResponse()
+        withKnownIssue("whitespace after a chunk size is accepted") {
+            #expect(response.status == 400)
+            #expect(connection.isClosedByServer())
+        }
+        #expect(try stillServes(server))
+    }
+
+    /// RFC 9112 §3.2: a server must answer 400 to a request whose Host is not a valid
+    /// `uri-host[:port]`. Measured: `Host: a b` is answered by the stub.
+    @Test func aHostWithASpaceIsA400() throws {
+        let server = try server()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send("GET /a HTTP/1.1\r\nHost: a b\r\n\r\n")
+        let response = try connection.readResponse()
+        withKnownIssue("an invalid Host value is accepted") {
+            #expect(response.status == 400)
+        }
+    }
+
+    // MARK: - What held under attack
+
+    /// Lengths a hostile client sends: past any integer, signed, hexadecimal, with a space.
+    @Test(arguments: [
+        ("99999999999999999999999999", 413), ("+3", 400), ("-1", 400), ("0x3", 400), ("1 2", 400),
+    ])
+    func anAbsurdContentLengthIsRefusedAndClosed(length: String, status: Int) throws {
+        let server = try server()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: \(length)\r\n\r\nabc")
+        #expect(try connection.readResponse().status == status)
+        #expect(connection.isClosedByServer())
+        #expect(stubs.requests.isEmpty)
+        #expect(try stillServes(server))
+    }
+
+    /// A NUL or another control byte in the target or a header value is a 400, never a request.
+    @Test(arguments: [
+        "GET /a\u{0}b HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /a HTTP/1.1\r\nHost: x\r\nX-A: a\u{0}b\r\n\r\n",
+        "GET /a HTTP/1.1\r\nHost: x\r\nX-A: a\u{7F}b\r\n\r\n",
+    ])
+    func aNulOrControlByteIsA400(text: String) throws {
+        let server = try server()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send(text)
+        #expect(try connection.readResponse().status == 400)
+        #expect(connection.isClosedByServer())
+        #expect(stubs.requests.isEmpty)
+    }
+
+    /// A `Content-Length` in the trailer of a chunked body does not frame anything: the next
+    /// bytes are the next request.
+    @Test func aContentLengthInAChunkedTrailerFramesNothing() throws {
+        let server = try server()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send(
+            "POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nContent-Length: 5\r\n\r\n"
+                + "GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try connection.readResponse().text == "posted")
+        #expect(try connection.readResponse().text == "A")
+    }
+
+    /// The unmatched report sent as the 404 body hides credentials from headers and the query.
+    @Test func theUnmatchedReportHidesCredentials() throws {
+        let server = try server()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send(
+            "GET /nothing?token=SECRETQ1&api_key=SECRETQ2&password=SECRETQ3 HTTP/1.1\r\nHost: x\r\n"
+                + "Authorization: Bearer SECRETH1\r\nCookie: session=SECRETC1\r\n"
+                + "Proxy-Authorization: Basic SECRETH2\r\nX-Api-Key: SECRETH3\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 404)
+        #expect(response.text.contains("Unmatched request"))
+        #expect(!response.text.contains("SECRET"))
+        #expect(!failures.all.joined().contains("SECRET"))
+    }
+
+    /// Redaction goes by name, and some credentials slip past the names it knows. Measured: a
+    /// JWT in `?jwt=` and an `Authentication:` header (a name some APIs use) are printed whole
+    /// in the 404 report, and so in a CI log; `auth=`, `sid=` and OAuth's `code=` too.
+    @Test func theUnmatchedReportHidesCredentialsUnderLessCommonNames() throws {
+        let server = try server()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send(
+            "GET /nothing?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.SECRETJWT&code=SECRETCODE HTTP/1.1\r\n"
+                + "Host: x\r\nAuthentication: SECRETHEADER\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 404)
+        withKnownIssue("redaction does not know these names") {
+            #expect(!response.text.contains("SECRETJWT"))
+            #expect(!response.text.contains("SECRETCODE"))
+            #expect(!response.text.contains("SECRETHEADER"))
+        }
+    }
+
+    /// 600 connections at once: 512 are served, the rest get 503, and every descriptor comes back.
+    @Test func connectionsPastTheLimitAre503AndTheServerRecovers() throws {
+        let server = try server()
+        defer { server.stop() }
+        var connections = try (0..<600).map { _ in try RawConnection(port: server.port) }
+        var statuses: [Int: Int] = [:]
+        for connection in connections.suffix(100) {
+            connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+            statuses[try connection.readResponse().status, default: 0] += 1
+        }
+        #expect(statuses == [200: 12, 503: 88])
+        for connection in connections { connection.disconnect() }
+        connections = []
+        #expect(try stillServes(server))
+    }
+
+    /// Clients that send two pipelined requests and vanish with a reset leave the server serving.
+    @Test func clientsResettingMidPipelineLeaveTheServerServing() throws {
+        stubs.stub(.get, "/events").respond(.streamed([.text("one"), .text("two")]))
+        let server = try server()
+        defer { server.stop() }
+        for _ in 0..<100 {
+            let connection = try RawConnection(port: server.port)
+            connection.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+            connection.disconnect()
+        }
+        #expect(try stillServes(server))
+    }
+
+    // MARK: - Lifecycle under traffic
+
+    /// `stop()` while held answers wait and large answers are on their way: it returns, every
+    /// waiting connection is closed, the port can be bound at once, and a release after it goes
+    /// nowhere.
+    @Test func stopDuringTrafficClosesEverythingAndFreesThePort() async throws {
+        let gate = HeldResponse()
+        stubs.stub(.get, "/held").respond(.text("late").held(by: gate))
+        stubs.stub(.get, "/big").respond(.text(String(repeating: "x", count: 4_000_000)))
+        let server = try server()
+        let port = server.port
+        let connections = try (0..<40).map { _ in try RawConnection(port: port) }
+        for (index, connection) in connections.enumerated() {
+            connection.send(
+                index.isMultiple(of: 2)
+                    ? "GET /held HTTP/1.1\r\nHost: x\r\n\r\n"
+                    : "GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        }
+        try await gate.waitUntilHolding()
+
+        server.stop()
+        gate.release()
+
+        for (index, connection) in connections.enumerated() where index.isMultiple(of: 2) {
+            #expect(connection.isClosedByServer())
+        }
+        var configuration = StubServer.Configuration()
+        configuration.port = port
+        let again = try StubServer(stubs, configuration: configuration)
+        defer { again.stop() }
+        #expect(try stillServes(again))
+    }
+
+    /// The article's own example logs with `print`; one log call that cannot finish (a standard
+    /// output nobody reads) does not stop another connection. (`httpc serve` still stalls on a
+    /// full log pipe: there every connection's log call blocks; see below.)
+    @Test func aBlockedLogDoesNotStopOtherConnections() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let logging = Milestones()
+        let server = try server { configuration in
+            configuration.log = { entry in
+                guard entry.target == "/a?first" else { return }
+                logging.advance()
+                _ = release.wait(timeout: .now() + 120)
+            }
+        }
+        defer { server.stop() }
+        let first = try RawConnection(port: server.port)
+        first.send("GET /a?first HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await logging.wait(until: 1, timeout: .seconds(60), waitingFor: "the first request's log call")
+
+        // A stalled server shows as a read that runs out: bounded far above a normal answer.
+        let second = try RawConnection(port: server.port, readTimeout: 60)
+        second.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = try? second.readResponse()
+        release.signal()
+        #expect(answer?.text == "A")
+        #expect(try first.readResponse().text == "A")
+    }
+
+    // MARK: - httpc serve
+
+    /// A scratch fixture folder holding the sample API and `extra` names made by `make`.
+    private func scratchFixtures(_ make: (URL) throws -> Void) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attack-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nall systems go\n".utf8)
+            .write(to: folder.appendingPathComponent("GET|-status.http"))
+        try make(folder)
+        return folder
+    }
+
+    /// A fixture that is a FIFO or a folder cannot be answered; the log line should say why, as
+    /// `--cassette` does for a FIFO at start-up ("it is a FIFO (named pipe), not a regular
+    /// file"). Measured: the connection closes without an answer and the line says only
+    /// `GET /pipe -> closed (fixture folder …: the file …/GET|-pipe.json)`.
+    @Test(arguments: ["pipe", "folder"])
+    func aFixtureThatIsNotARegularFileIsLoggedWithTheReason(kind: String) throws {
+        let folder = try scratchFixtures { folder in
+            let path = folder.appendingPathComponent("GET|-\(kind).json").path
+            if kind == "pipe" {
+                #expect(mkfifo(path, 0o600) == 0)
+            } else {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            }
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try HttpcServeTests().serve("--fixtures", folder.path)
+        let connection = try RawConnection(port: try #require(server.baseURL.port))
+        connection.send("GET /\(kind) HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(throws: RawConnection.ReadError.self) { try connection.readResponse() }
+        let line = try #require(server.nextLine())
+        #expect(line.hasPrefix("GET /\(kind) -> closed"))
+        withKnownIssue("the log line names the file but not why it could not be served") {
+            #expect(line.contains("FIFO") || line.contains("directory") || line.contains("not a regular file"))
+        }
+        connection.disconnect()
+        server.launched.process.interrupt()
+        #expect(server.launched.finish().status == 0)
+    }
+
+    /// A fixture name that is a symbolic link to itself exists in the folder; the report should
+    /// say it cannot be read (too many levels of symbolic links). Measured: the 404 says "no file in … for this
+    /// request" and lists that very name among the files tried.
+    @Test(arguments: ["loop"])
+    func aBrokenLinkInAFixtureFolderIsNotReportedAsNoFile(kind: String) async throws {
+        let folder = try scratchFixtures { folder in
+            let path = folder.appendingPathComponent("GET|-\(kind).json").path
+            let target = kind == "loop" ? "GET|-\(kind).json" : folder.appendingPathComponent("missing").path
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try HttpcServeTests().serve("--fixtures", folder.path)
+        let answer = try await server.send("/\(kind)")
+        let line = try #require(server.nextLine())
+        #expect(answer.status != 200)
+        withKnownIssue("a fixture that is a broken link is reported as no file at all") {
+            #expect(!line.contains("no file in"))
+        }
+        server.launched.process.interrupt()
+        #expect(server.launched.finish().status == 0)
+    }
+
+    /// Launches `httpc serve` on `folder` and reads its first line, leaving the rest of its
+    /// log in the returned pipe (`HttpcServeTests.serve` reads the log only when asked).
+    private func launchServe(_ folder: URL) throws -> (Process, Pipe, Int) {
+        let process = Process()
+        process.executableURL = try HttpcTests.binary
+        process.arguments = ["serve", "--port", "0", "--fixtures", folder.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var first = Data()
+        while !first.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first.append(chunk)
+        }
+        let line = String(decoding: first, as: UTF8.self).split(separator: "\n").first ?? ""
+        guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
+            process.terminate()
+            throw RawConnection.ReadError(description: "httpc serve printed \(line)")
+        }
+        return (process, output, port)
+    }
+
+    /// A harness that starts `httpc serve`, reads its first line for the address and never
+    /// reads the log again (as `HttpcServeTests.serve` does) should still be answered. Measured:
+    /// once about 64 KB of log lines wait in the pipe (624 requests), the server answers no
+    /// one, on any connection, until the log is read.
+    @Test func httpcServeKeepsAnsweringWhenNobodyReadsItsLog() throws {
+        let folder = try scratchFixtures { _ in }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (process, output, port) = try launchServe(folder)
+        defer {
+            output.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+            process.interrupt()
+            process.waitUntilExit()
+        }
+        // A stalled server shows as a read that runs out: bounded far above a normal answer.
+        let connection = try RawConnection(port: port, readTimeout: 60)
+        var answered = 0
+        do {
+            for _ in 0..<2_000 {
+                connection.send("GET /status HTTP/1.1\r\nHost: x\r\n\r\n")
+                _ = try connection.readResponse()
+                answered += 1
+            }
+        } catch is RawConnection.ReadError {}
+        withKnownIssue("the log is written to standard output in the server's path: a full pipe stops every answer") {
+            #expect(answered == 2_000)
+        }
+        connection.disconnect()
+    }
+
+    /// `httpc serve` is a long-running mock API server; what it keeps per request should not
+    /// grow with every request for as long as it runs. Measured: resident memory grows by about
+    /// 1.65 KB per request and is never given back (65 MB, 98, 131, 163 MB after each 20,000
+    /// requests), as if every request stayed in the registry's log.
+    #if os(Linux)
+    @Test func httpcServesMemoryDoesNotGrowWithEveryRequest() throws {
+        let folder = try scratchFixtures { _ in }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (process, output, port) = try launchServe(folder)
+        output.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        defer {
+            process.interrupt()
+            process.waitUntilExit()
+        }
+        let connection = try RawConnection(port: port, readTimeout: 60)
+        func answer(_ count: Int) throws {
+            connection.send(String(repeating: "GET /status HTTP/1.1\r\nHost: x\r\n\r\n", count: count))
+            for _ in 0..<count { _ = try connection.readResponse() }
+        }
+        try answer(10_000)  // warm-up: buffers and caches reach their size
+        let before = try residentKilobytes(of: process.processIdentifier)
+        try answer(10_000)
+        let after = try residentKilobytes(of: process.processIdentifier)
+        withKnownIssue("httpc serve keeps something per request for as long as it runs") {
+            #expect(after - before < 4_096, "grew by \(after - before) KB over 10,000 requests")
+        }
+        connection.disconnect()
+    }
+
+    private func residentKilobytes(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return try #require(Int(line.split(separator: " ")[1]))
+    }
+    #endif
+}
