@@ -47,6 +47,9 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Answers queued beyond this many stop the reading until some are written.
     private static let maximumPipelined = 64
+    /// Answer bytes the client has not taken beyond which no further request is read: a client
+    /// that pipelines requests and reads nothing must not make the server hold every answer.
+    static let maximumUnsent = 1 << 20
     /// Seconds a closing connection waits for the client to close its side.
     private static let lingerTime: TimeInterval = 2
 
@@ -59,7 +62,10 @@ final class ServerConnection: @unchecked Sendable {
         writeSource = DispatchSource.makeWriteSource(fileDescriptor: socket.descriptor, queue: queue)
         timer = DispatchSource.makeTimerSource(queue: queue)
         readSource.setEventHandler { [unowned self] in readAvailable() }
-        writeSource.setEventHandler { [unowned self] in flush() }
+        writeSource.setEventHandler { [unowned self] in
+            flush()
+            readOnIfThereIsRoom()
+        }
         timer.setEventHandler { [unowned self] in timedOut() }
         // Both sources watch the descriptor: it is closed once neither does. The handlers hold
         // the connection until then.
@@ -118,7 +124,7 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Starts the answer of every whole request read so far, in order.
     private func readRequests() {
-        while !closesAfterAnswers, !isClosed, slots.count < Self.maximumPipelined {
+        while !closesAfterAnswers, !isClosed, slots.count < Self.maximumPipelined, !isBackedUp {
             let event: HTTPRequestParser.Event?
             do {
                 event = try parser.next()
@@ -140,7 +146,7 @@ final class ServerConnection: @unchecked Sendable {
                 answer(request, in: slot)
             }
         }
-        if slots.count >= Self.maximumPipelined { pauseReading() }
+        if slots.count >= Self.maximumPipelined || isBackedUp { pauseReading() }
     }
 
     /// Answers `status` with `reason` after the answers before it, then closes: the bytes after
@@ -198,11 +204,18 @@ final class ServerConnection: @unchecked Sendable {
         }
         flush()
         guard !isClosed else { return }
-        if slots.count < Self.maximumPipelined, !closesAfterAnswers {
-            resumeReading()
-            readRequests()
-        }
+        readOnIfThereIsRoom()
         armTimer()
+    }
+
+    /// More than ``maximumUnsent`` bytes of answers wait for the client to take them.
+    private var isBackedUp: Bool { output.count - written > Self.maximumUnsent }
+
+    /// Reads (and answers) the requests that wait, once the answers before them leave room.
+    private func readOnIfThereIsRoom() {
+        guard !isClosed, !closesAfterAnswers, slots.count < Self.maximumPipelined, !isBackedUp else { return }
+        resumeReading()
+        readRequests()
     }
 
     /// Writes what the socket takes; waits for it to drain when it takes no more.
