@@ -28,7 +28,20 @@ enum Serve {
         var configuration = StubServer.Configuration()
         configuration.address = command.address
         configuration.port = command.port
-        configuration.log = { entry in write("\(entry)\n") }
+        let logLines = LogLines()
+        // Nothing verifies this registry: what it records would only grow for as long as it
+        // runs, so it is forgotten every thousand requests.
+        let answered = Locked(0)
+        configuration.log = { entry in
+            logLines.add("\(entry)\n")
+            let forgets = answered.withLock { count in
+                count += 1
+                return count.isMultiple(of: 1_000)
+            }
+            guard forgets else { return }
+            stubs.forgetRequests()
+            for stub in stubs.stubs { stub.forgetCalls() }
+        }
         let server: StubServer
         do {
             server = try StubServer(stubs, configuration: configuration)
@@ -57,7 +70,38 @@ enum Serve {
 
     /// Writes `line` to the standard output unbuffered, in one call (log lines from several
     /// connections never interleave).
-    private static func write(_ line: String) {
+    fileprivate static func write(_ line: String) {
         FileHandle.standardOutput.write(Data(line.utf8))
+    }
+}
+
+/// The log, written on a queue of its own: a standard output that nobody reads blocks the
+/// writes, and must not block the answers. Past ``maximumWaiting`` lines not yet written, lines
+/// are dropped and counted, and the count is written when the output moves again.
+private final class LogLines: Sendable {
+    static let maximumWaiting = 1_000
+    private let queue = DispatchQueue(label: "httpc serve log")
+    /// Lines handed to the queue and not yet written; lines dropped since the last write.
+    private let counts = Locked((waiting: 0, dropped: 0))
+
+    func add(_ line: String) {
+        let taken = counts.withLock { counts in
+            guard counts.waiting < Self.maximumWaiting else {
+                counts.dropped += 1
+                return false
+            }
+            counts.waiting += 1
+            return true
+        }
+        guard taken else { return }
+        queue.async { [counts] in
+            let dropped = counts.withLock { counts in
+                defer { counts.dropped = 0 }
+                return counts.dropped
+            }
+            if dropped > 0 { Serve.write("(\(dropped) log lines dropped: the output was not being read)\n") }
+            Serve.write(line)
+            counts.withLock { $0.waiting -= 1 }
+        }
     }
 }

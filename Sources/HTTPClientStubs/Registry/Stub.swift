@@ -257,6 +257,14 @@ public final class Stub: Sendable, CustomStringConvertible {
     }
 
     /// Empties the sequence (so a queue stub stops matching) and forgets the calls.
+    /// Forgets the recorded calls only, unless a limit counts them: the answers and their order
+    /// stay (`httpc serve`, which runs for hours, keeps no log of what it answered).
+    package func forgetCalls() {
+        state.withLock { state in
+            if state.limit == nil { state.calls = [] }
+        }
+    }
+
     package func forgetCallsAndQueue() {
         state.withLock { state in
             if state.exhaustion == .stopMatching {
