@@ -81,6 +81,9 @@ extension HTTPRequestParser {
         let hosts = head.values(of: "Host")
         if hosts.count > 1 { throw .malformed("more than one Host line") }
         if hosts.isEmpty, head.version == .http11 { throw .malformed("an HTTP/1.1 request without a Host line") }
+        if let host = hosts.first, !host.utf8.allSatisfy(\.isHostByte) {
+            throw .malformed("the Host line is not a host and port: \(printable(ArraySlice(host.utf8)))")
+        }
         let lengths = head.values(of: "Content-Length")
         let codings = head.listElements(of: "Transfer-Encoding")
         if !head.values(of: "Transfer-Encoding").isEmpty {
@@ -149,6 +152,17 @@ extension HTTPRequestParser {
 }
 
 extension UInt8 {
+    /// A byte of `uri-host [ ":" port ]` (RFC 3986 section 3.2.2): a registered name's
+    /// unreserved, percent-encoded and sub-delimiter bytes, an IP literal's brackets and colons.
+    fileprivate var isHostByte: Bool {
+        switch self {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "-._~%!$&'()*+,;=:[]".utf8.contains(self)
+        }
+    }
+
     static let cr = UInt8(ascii: "\r")
     static let lf = UInt8(ascii: "\n")
     static let space = UInt8(ascii: " ")

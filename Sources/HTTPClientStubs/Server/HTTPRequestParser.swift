@@ -245,9 +245,11 @@ import HTTPClient
         }
         if size > allowed { throw tooLarge }
         guard digits > 0 else { throw .malformed("a chunk size is not hexadecimal: \(Self.printable(line))") }
-        // What follows the size: optional whitespace, then chunk extensions (`;name=value`), ignored.
+        // What may follow the size: chunk extensions (`;name=value`, whitespace allowed before the
+        // `;`), ignored. Whitespace with no extension after it is not the grammar, and readers
+        // that disagree on such lines are what request smuggling uses.
         let rest = line[index...].drop { $0 == .space || $0 == .tab }
-        if let first = rest.first, first != UInt8(ascii: ";") {
+        if index < line.endIndex, rest.first != UInt8(ascii: ";") {
             throw .malformed("a chunk size is not hexadecimal: \(Self.printable(line))")
         }
         if rest.contains(where: { $0 == 0 || ($0 < 0x20 && $0 != .tab) || $0 == 0x7F }) {
