@@ -37,7 +37,7 @@ extension HTTPRequestParser {
             let scheme = targetText.prefix { $0 != ":" }.lowercased()
             guard scheme == "http" || scheme == "https", targetText.dropFirst(scheme.count).hasPrefix("://"),
                 URL(string: targetText)?.host != nil
-            else { throw .malformed("the target is neither /path, an http(s) URL nor *: \(targetText)") }
+            else { throw .malformed("the target is neither /path, an http(s) URL nor *: \(printable(targetText))") }
         }
         return (methodName, targetText, parsedVersion)
     }
@@ -91,7 +91,7 @@ extension HTTPRequestParser {
                 throw .malformed("both Content-Length and Transfer-Encoding (the two could disagree about where the body ends)")
             }
             if let other = codings.first(where: { $0 != "chunked" }) {
-                throw HTTPRequestParseError(501, "Transfer-Encoding \(other) is not implemented; chunked is")
+                throw HTTPRequestParseError(501, "Transfer-Encoding \(printable(other)) is not implemented; chunked is")
             }
             guard codings.count == 1 else {
                 throw .malformed("Transfer-Encoding is \(codings.isEmpty ? "empty" : "chunked more than once")")
@@ -102,7 +102,7 @@ extension HTTPRequestParser {
         for element in lengths.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
             let digits = element.trimmingCharacters(in: .whitespaces)
             guard !digits.isEmpty, digits.utf8.allSatisfy(isDigit) else {
-                throw .malformed("Content-Length is not a decimal number: \(element)")
+                throw .malformed("Content-Length is not a decimal number: \(printable(element))")
             }
             // A number too long for Int is as much past the limit as one that fits.
             guard let value = Int(digits), value <= limits.maximumBodyBytes else {
@@ -129,6 +129,12 @@ extension HTTPRequestParser {
             text += (0x20...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : "\\x" + String(byte, radix: 16, uppercase: true)
         }
         return bytes.count > 100 ? text + "..." : text
+    }
+
+    /// Text from the request quoted in an error, by its UTF-8 bytes: a value decoded from the
+    /// wire may hold a line break other than CR and LF (U+0085, U+2028), and a reason is one line.
+    static func printable(_ text: some StringProtocol) -> String {
+        printable(ArraySlice(text.utf8))
     }
 
     static func hexValue(_ byte: UInt8) -> Int? {

@@ -177,6 +177,18 @@ struct HTTPRequestParserMalformedInputTests {
         #expect(error.reason.count < 250)
     }
 
+    /// Found by the fuzzer: 0x85 read as Latin-1 is U+0085, a line break to Swift's `isNewline`.
+    @Test(arguments: [
+        wire("POST / HTTP/1.1\nHost: h\nTransfer-Encoding: ") + [0x85] + wire("chunked\n\n"),
+        wire("POST / HTTP/1.1\nHost: h\nContent-Length: 1") + [0x85] + wire("\n\n"),
+        wire("POST / HTTP/1.1\nHost: h\nContent-Length: 1") + [0xE2, 0x80, 0xA8] + wire("\n\n"),
+    ])
+    func aReasonQuotingAHeaderValueIsOneLineWhateverItsBytes(_ request: [UInt8]) throws {
+        let error = try #require(parse(pieces: [request]).error)
+        #expect(error.reason.split(whereSeparator: \.isNewline).count == 1, "\(error.reason)")
+        #expect(error.reason.contains("\\x"))
+    }
+
     @Test func theRequestLineErrorQuotesTheLine() {
         #expect(parse("GET  /oops HTTP/1.1\nHost: h\n\n").error?.reason.contains("GET  /oops HTTP/1.1") == true)
     }
