@@ -18,12 +18,15 @@ extension ServerConnection {
         context.registry.exchange(request, behaviour: context.behaviour, cancellation: slot.cancellation) { [self] result in
             queue.async { [self] in deliver(result, for: parsed.head, in: slot) }
         }
+        // A request read after the client's input ended: an answer decided now goes out, one
+        // held by the test lets go, as in `endInput`.
+        if inputEnded { slot.cancellation.cancel() }
     }
 
     private func deliver(_ result: ExchangeResult, for head: HTTPRequestHead, in slot: Slot) {
         guard !isClosed else {
             // The client went away or the server stopped: the exchange was cancelled.
-            return log(head, status: nil, answeredBy: "the connection closed before the answer")
+            return log(head, status: nil, answeredBy: Self.closedBeforeTheAnswer)
         }
         let closes = !head.keepsAlive
         let delivery: Delivery
@@ -38,6 +41,12 @@ extension ServerConnection {
             return
         case .deliver(let delivered):
             delivery = delivered
+        }
+        if slot.cancellation.isCancelled, (delivery.error as? URLError)?.code == .cancelled {
+            // Held when the client's input ended: the connection closes after the answers before it.
+            log(head, status: nil, answeredBy: Self.closedBeforeTheAnswer)
+            emit([], in: slot, finished: true, closesConnection: true)
+            return
         }
         let answeredBy = delivery.answered.last.map { Self.answeredBy($0.stub, $0.request) }
         guard let http = delivery.response as? HTTPURLResponse, delivery.error == nil || !delivery.parts.isEmpty else {
@@ -73,6 +82,8 @@ extension ServerConnection {
             send(delivery.parts[...], of: delivery, in: slot, closes: closes)
         }
     }
+
+    static let closedBeforeTheAnswer = "the connection closed before the answer"
 
     /// A plain-text answer the server writes itself (the unmatched report, the pass-through refusal).
     private static func text(status: Int, _ text: String, for head: HTTPRequestHead) -> [UInt8] {

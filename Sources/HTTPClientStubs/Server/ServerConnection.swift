@@ -5,7 +5,13 @@ import HTTPClient
 /// One client connection of a ``StubServer``: reads requests (pipelined ones too), answers each
 /// through the exchange, and writes the answers in the order the requests came, however late
 /// each is decided. Closes on `Connection: close`, malformed input (after its 4xx), a read or
-/// idle timeout, the client going away, or the server stopping.
+/// idle timeout, a client that takes no answer for the idle timeout, the client going away, or
+/// the server stopping.
+///
+/// A client that ends its sending side (`shutdown(SHUT_WR)`, `nc -N`) may still be reading: the
+/// requests it sent whole are answered before the connection closes. Which of the two it did
+/// cannot be told from the wire, so an answer still waiting on the test (a ``HeldResponse``)
+/// lets go of its request, as for a client that went away.
 // @unchecked: every mutable property is read and written on `queue` only (each entry point hops
 // onto it), so the state needs no lock of its own.
 final class ServerConnection: @unchecked Sendable {
@@ -39,6 +45,9 @@ final class ServerConnection: @unchecked Sendable {
     private var isReadSourceRunning = false
     /// No more requests are read: the last answer closes the connection.
     private var closesAfterAnswers = false
+    /// The client ended its sending side: nothing more comes from the socket, but the requests
+    /// already in the parser are still answered.
+    private(set) var inputEnded = false
     /// The answers are out and the write side shut: what the client still sends is read and dropped
     /// until it closes, so its unread bytes do not make the kernel reset the connection under the answer.
     private var isLingering = false
@@ -65,6 +74,8 @@ final class ServerConnection: @unchecked Sendable {
         writeSource.setEventHandler { [unowned self] in
             flush()
             readOnIfThereIsRoom()
+            // The client took some: its time to take the rest starts again.
+            armTimer()
         }
         timer.setEventHandler { [unowned self] in timedOut() }
         // Both sources watch the descriptor: it is closed once neither does. The handlers hold
@@ -115,11 +126,39 @@ final class ServerConnection: @unchecked Sendable {
                 }
             }
         }
-        // The client went away (or, lingering, closed its side after the answers): nothing it
-        // asked for can reach it any more.
-        if ended { return tearDown() }
+        if ended {
+            // Lingering, the client closed its side after the answers: done.
+            if isLingering { return tearDown() }
+            endInput()
+        }
         if !isLingering { readRequests() }
+        guard !isClosed else { return }
         armTimer()
+    }
+
+    /// The client sent its last byte. The requests it sent whole are still answered (by
+    /// `readRequests`, as room allows); an exchange waiting on the test lets go of its request,
+    /// as for a client that went away, since a client that closed both sides looks the same.
+    private func endInput() {
+        inputEnded = true
+        pauseReading()
+        // Answers already decided are unaffected: only a held exchange is still waiting. The open
+        // slot's exchange has not started (its body may still be in the parser, whole).
+        for slot in slots where slot !== openSlot { slot.cancellation.cancel() }
+    }
+
+    /// The parser holds no whole request more: once the input has ended, none will come. A
+    /// request left unfinished gets no answer, and the last answer closes the connection (at
+    /// once when there is none).
+    private func noWholeRequestWaits() {
+        guard inputEnded, !closesAfterAnswers else { return }
+        if let openSlot {
+            openSlot.cancellation.cancel()
+            slots.removeAll { $0 === openSlot }
+            self.openSlot = nil
+        }
+        closesAfterAnswers = true
+        if slots.isEmpty { flush() }
     }
 
     /// Starts the answer of every whole request read so far, in order.
@@ -131,7 +170,7 @@ final class ServerConnection: @unchecked Sendable {
             } catch {
                 return fail(status: error.status, reason: error.reason)
             }
-            guard let event else { return }
+            guard let event else { return noWholeRequestWaits() }
             switch event {
             case .head(let head):
                 let slot = Slot()
@@ -168,7 +207,7 @@ final class ServerConnection: @unchecked Sendable {
     }
 
     private func resumeReading() {
-        guard !isReadSourceRunning, !isClosed else { return }
+        guard !isReadSourceRunning, !isClosed, !inputEnded else { return }
         readSource.resume()
         isReadSourceRunning = true
     }
@@ -247,6 +286,8 @@ final class ServerConnection: @unchecked Sendable {
             isWriteSourceRunning = false
         }
         if closesAfterAnswers, slots.isEmpty, !isLingering {
+            // Nothing to wait for from a client that has said all it will.
+            if inputEnded { return tearDown() }
             isLingering = true
             socket.shutdownWrite()
             resumeReading()
@@ -257,14 +298,22 @@ final class ServerConnection: @unchecked Sendable {
     // MARK: Timeouts and closing
 
     /// Waits as long as the connection's state allows: the read timeout in the middle of a
-    /// request (its body included, after its head opened a slot), the idle timeout between
-    /// requests, the linger time once closing; no limit while answers are being decided and
+    /// request the server is reading (its body included, after its head opened a slot), the
+    /// idle timeout between requests and while the client takes none of the answers that wait
+    /// for it, the linger time once closing; no limit while answers are being decided and
     /// nothing more is awaited from the client (a held response waits for the test).
     private func armTimer() {
         guard !isClosed else { return }
         let configuration = context.configuration
         let seconds: TimeInterval? =
-            if isLingering { Self.lingerTime } else if closesAfterAnswers { nil } else if parser.isInsideRequest {
+            if isLingering {
+                Self.lingerTime
+            } else if isBackedUp {
+                configuration.idleTimeout
+            } else if closesAfterAnswers || inputEnded {
+                nil
+            } else if parser.isInsideRequest, isReadSourceRunning {
+                // Paused (answers to write first), the server is not reading: no fault of the client.
                 configuration.readTimeout
             } else if !slots.isEmpty { nil } else { configuration.idleTimeout }
         guard let seconds else { return timer.schedule(deadline: .distantFuture) }
@@ -273,7 +322,8 @@ final class ServerConnection: @unchecked Sendable {
 
     private func timedOut() {
         guard !isClosed else { return }
-        if isLingering || (!parser.isInsideRequest && slots.isEmpty) { return tearDown() }
+        // A client that takes none of its answers for the idle timeout is given up.
+        if isLingering || isBackedUp || (!parser.isInsideRequest && slots.isEmpty) { return tearDown() }
         guard parser.isInsideRequest, !closesAfterAnswers else { return }
         fail(status: 408, reason: "the request did not arrive whole within \(context.configuration.readTimeout) s of quiet")
     }

@@ -7,7 +7,10 @@ import HTTPClient
 /// answers, for the HTTP edge cases no `URLSession` sends (pipelining, malformed heads, a
 /// client that stops halfway). Every read gives up after a few seconds, so a server that never
 /// answers fails the test instead of hanging it.
-final class RawConnection {
+///
+/// Its calls block: a test that makes many (or waits long) makes them in ``offThePool(_:)``.
+// @unchecked: used by one thread at a time (the test's, or the one `offThePool` lends it).
+final class RawConnection: @unchecked Sendable {
     /// One response as read off the wire.
     struct Response {
         let status: Int
@@ -149,6 +152,20 @@ final class RawConnection {
         }
     }
 
+    /// Reads until the server closes or resets the connection: how many bytes came, and
+    /// whether it ended (`false` when a read ran out of time first).
+    func readUntilClosed() -> (count: Int, ended: Bool) {
+        var total = buffer.count
+        buffer = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            if count == 0 { return (total, true) }
+            if count < 0 { return (total, errno == ECONNRESET) }
+            total += count
+        }
+    }
+
     /// Whether bytes are waiting to be read within `milliseconds` (a check that nothing came, not a wait for work).
     func hasBytes(within milliseconds: Int32) -> Bool {
         guard buffer.isEmpty else { return true }
@@ -187,5 +204,17 @@ final class RawConnection {
     private static func socketType(_ type: Int32) -> Int32 { type }
     private static func socketType<Type: RawRepresentable>(_ type: Type) -> Int32 where Type.RawValue: BinaryInteger {
         Int32(type.rawValue)
+    }
+}
+
+/// Runs `work`, which blocks on sockets or processes, on a thread of its own: the few threads
+/// the test tasks share (two on a two-core machine) stay free, so a long blocking test does not
+/// starve the tasks of the tests around it (seen under ThreadSanitizer, where blocking tests
+/// held both threads for a minute and the tests beside them timed out).
+func offThePool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try work() }) }
+        thread.stackSize = 4 << 20
+        thread.start()
     }
 }

@@ -59,12 +59,50 @@ struct StubServerAttackTests {
         }
         #expect(!answeredAllWithoutAReader)
         // Once the client reads, every answer comes, in order and whole.
-        for _ in 0..<100 {
-            let response = try connection.readResponse()
-            #expect(response.status == 200)
-            #expect(response.body.count == 1_048_576)
+        let answers = try await offThePool {
+            try (0..<100).map { _ in try connection.readResponse() }.map { [$0.status, $0.body.count] }
         }
+        #expect(answers == Array(repeating: [200, 1_048_576], count: 100))
         connection.disconnect()
+        #expect(try stillServes(server))
+    }
+
+    /// A client slower to read than the read timeout: while the server waits for it to take
+    /// the answers, it reads none of the requests behind them (past 64 waiting answers, or a
+    /// megabyte unsent), and the read timeout (meant for a client slow to send) does not run.
+    /// Measured before the fix: the requests left unread in the pause were answered 408 once the
+    /// read timeout had passed since the pause.
+    @Test func aClientSlowerToReadThanTheReadTimeoutGetsEveryAnswer() async throws {
+        stubs.stub(.get, "/big").respond(.text(String(repeating: "x", count: 256 * 1024)))
+        let server = try server { $0.readTimeout = 0.2 }
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send(String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: 100))
+
+        // The slowness under test: the client takes nothing for longer than the read timeout.
+        try await Task.sleep(for: .milliseconds(800))
+        let answers = try await offThePool {
+            try (0..<100).map { _ in try connection.readResponse() }.map { [$0.status, $0.body.count] }
+        }
+        #expect(answers == Array(repeating: [200, 256 * 1024], count: 100))
+    }
+
+    /// A client that takes none of the answers waiting for it is given up after the idle
+    /// timeout, so it cannot hold a connection (and the answers buffered for it) for ever.
+    /// Measured before the fix: with requests still unread, only the read timeout (30 s by
+    /// default) ran, and its 408 waited behind the answers nobody took.
+    @Test func aClientThatTakesNoAnswerForTheIdleTimeoutIsDisconnected() async throws {
+        stubs.stub(.get, "/big").respond(.text(String(repeating: "x", count: 256 * 1024)))
+        let server = try server { $0.idleTimeout = 0.3 }
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port, readTimeout: 30)
+        connection.send(String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: 100))
+
+        // The stall under test: longer than the idle timeout, with nothing read.
+        try await Task.sleep(for: .seconds(2))
+        let read = try await offThePool { connection.readUntilClosed() }
+        #expect(read.ended)
+        #expect(read.count < 100 * 256 * 1024)
         #expect(try stillServes(server))
     }
 
@@ -190,30 +228,34 @@ struct StubServerAttackTests {
     }
 
     /// 600 connections at once: 512 are served, the rest get 503, and every descriptor comes back.
-    @Test func connectionsPastTheLimitAre503AndTheServerRecovers() throws {
+    @Test func connectionsPastTheLimitAre503AndTheServerRecovers() async throws {
         let server = try server()
         defer { server.stop() }
-        var connections = try (0..<600).map { _ in try RawConnection(port: server.port) }
-        var statuses: [Int: Int] = [:]
-        for connection in connections.suffix(100) {
-            connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
-            statuses[try connection.readResponse().status, default: 0] += 1
+        let statuses = try await offThePool {
+            let connections = try (0..<600).map { _ in try RawConnection(port: server.port) }
+            var statuses: [Int: Int] = [:]
+            for connection in connections.suffix(100) {
+                connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+                statuses[try connection.readResponse().status, default: 0] += 1
+            }
+            for connection in connections { connection.disconnect() }
+            return statuses
         }
         #expect(statuses == [200: 12, 503: 88])
-        for connection in connections { connection.disconnect() }
-        connections = []
         #expect(try stillServes(server))
     }
 
     /// Clients that send two pipelined requests and vanish with a reset leave the server serving.
-    @Test func clientsResettingMidPipelineLeaveTheServerServing() throws {
+    @Test func clientsResettingMidPipelineLeaveTheServerServing() async throws {
         stubs.stub(.get, "/events").respond(.streamed([.text("one"), .text("two")]))
         let server = try server()
         defer { server.stop() }
-        for _ in 0..<100 {
-            let connection = try RawConnection(port: server.port)
-            connection.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n")
-            connection.disconnect()
+        try await offThePool {
+            for _ in 0..<100 {
+                let connection = try RawConnection(port: server.port)
+                connection.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+                connection.disconnect()
+            }
         }
         #expect(try stillServes(server))
     }
@@ -369,7 +411,7 @@ struct StubServerAttackTests {
     /// reads the log again (as `HttpcServeTests.serve` does) should still be answered. Measured
     /// before the fix: once about 64 KB of log lines waited in the pipe (624 requests), the
     /// server answered no one, on any connection, until the log was read.
-    @Test func httpcServeKeepsAnsweringWhenNobodyReadsItsLog() throws {
+    @Test func httpcServeKeepsAnsweringWhenNobodyReadsItsLog() async throws {
         let folder = try scratchFixtures { _ in }
         defer { try? FileManager.default.removeItem(at: folder) }
         let (process, output, port) = try launchServe(folder)
@@ -380,14 +422,17 @@ struct StubServerAttackTests {
         }
         // A stalled server shows as a read that runs out: bounded far above a normal answer.
         let connection = try RawConnection(port: port, readTimeout: 60)
-        var answered = 0
-        do {
-            for _ in 0..<2_000 {
-                connection.send("GET /status HTTP/1.1\r\nHost: x\r\n\r\n")
-                _ = try connection.readResponse()
-                answered += 1
-            }
-        } catch is RawConnection.ReadError {}
+        let answered = try await offThePool {
+            var answered = 0
+            do {
+                for _ in 0..<2_000 {
+                    connection.send("GET /status HTTP/1.1\r\nHost: x\r\n\r\n")
+                    _ = try connection.readResponse()
+                    answered += 1
+                }
+            } catch is RawConnection.ReadError {}
+            return answered
+        }
         #expect(answered == 2_000)
         connection.disconnect()
     }
@@ -397,7 +442,7 @@ struct StubServerAttackTests {
     /// grew by about 1.65 KB per request and was never given back (65 MB, 98, 131, 163 MB after
     /// each 20,000 requests): every request stayed in the registry's log and its stub's calls.
     #if os(Linux)
-    @Test func httpcServesMemoryDoesNotGrowWithEveryRequest() throws {
+    @Test func httpcServesMemoryDoesNotGrowWithEveryRequest() async throws {
         let folder = try scratchFixtures { _ in }
         defer { try? FileManager.default.removeItem(at: folder) }
         let (process, output, port) = try launchServe(folder)
@@ -407,22 +452,27 @@ struct StubServerAttackTests {
             process.waitUntilExit()
         }
         let connection = try RawConnection(port: port, readTimeout: 60)
-        func answer(_ count: Int) throws {
-            connection.send(String(repeating: "GET /status HTTP/1.1\r\nHost: x\r\n\r\n", count: count))
-            for _ in 0..<count { _ = try connection.readResponse() }
+        let pid = process.processIdentifier
+        let (before, after) = try await offThePool {
+            func answer(_ count: Int) throws {
+                connection.send(String(repeating: "GET /status HTTP/1.1\r\nHost: x\r\n\r\n", count: count))
+                for _ in 0..<count { _ = try connection.readResponse() }
+            }
+            try answer(10_000)  // warm-up: buffers and caches reach their size
+            let before = try Self.residentKilobytes(of: pid)
+            try answer(10_000)
+            return (before, try Self.residentKilobytes(of: pid))
         }
-        try answer(10_000)  // warm-up: buffers and caches reach their size
-        let before = try residentKilobytes(of: process.processIdentifier)
-        try answer(10_000)
-        let after = try residentKilobytes(of: process.processIdentifier)
         #expect(after - before < 4_096, "grew by \(after - before) KB over 10,000 requests")
         connection.disconnect()
     }
 
-    private func residentKilobytes(of pid: Int32) throws -> Int {
+    private static func residentKilobytes(of pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
-        return try #require(Int(line.split(separator: " ")[1]))
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ")[1])
+        else { throw RawConnection.ReadError(description: "no VmRSS line in /proc/\(pid)/status") }
+        return kilobytes
     }
     #endif
 }
