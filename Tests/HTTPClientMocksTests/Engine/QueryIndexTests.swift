@@ -85,4 +85,25 @@ struct QueryIndexTests {
         _ = stubs.resolve(request("GET", "https://h/items?page=9"))
         #expect(failures.all.first?.contains("query {page=9} != {page=1}") == true)
     }
+
+    /// A request's key is built from its URL's text, a stub's from its target's query items:
+    /// they agree however the same query is written (order, empty pairs, a fragment, escapes).
+    @Test(arguments: [
+        ("a=1&b=2", "b=2&a=1"), ("a=1&b=2", "&a=1&&b=2&"), ("a=1", "a=1#b=2"), ("q=%26%3D%25", "q=%26%3d%25"),
+        ("q=caf%C3%A9", "q=caf%c3%a9"), ("a=b=c", "a=b%3Dc"), ("=b", "=b"), ("bare", "bare"), ("x=%2", "x=%2"),
+    ])
+    func aRequestFindsTheStubForItsQueryWrittenAnotherWay(stub: String, request: String) {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, StubTarget("https://h/items?\(stub)")).respond(.text("found"))
+        #expect(answer(stubs, "https://h/items?\(request)") == "found")
+    }
+
+    /// What decoding must not merge: an empty value and none, a plus and a space, an escaped
+    /// delimiter and a real one.
+    @Test(arguments: [("a=", "a"), ("q=a+b", "q=a%20b"), ("a=b%26c", "a=b&c"), ("a=1&a=1", "a=1")])
+    func aRequestMissesTheStubOfAnotherQuery(stub: String, request: String) {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, StubTarget("https://h/items?\(stub)")).respond(.text("found"))
+        #expect(answer(stubs, "https://h/items?\(request)") == nil)
+    }
 }
