@@ -199,10 +199,51 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The host name alone (`api.example.com`, `[::1]` for an IPv6 literal).
     var hostName: URLPart { URLPart(text: urlString, bytes: capture.parts.host) }
 
-    /// The query as the registry indexes it (see `RequestMatcher.queryKey`), built once, from
-    /// the query's pairs: the query items are not made for it.
+    /// The query as the registry indexes it (see `RequestMatcher.queryKey`), built once; the
+    /// query items are not made for it.
     var queryKey: String {
-        capture.parsed(\.queryKey) { RequestMatcher.queryKey(pairs: Self.queryPairs(in: capture.urlString)) }
+        capture.parsed(\.queryKey) { Self.queryKey(in: capture.urlString) }
+    }
+
+    /// The index key of `url`'s query: `RequestMatcher.queryKey(pairs:)` of its pairs.
+    ///
+    /// Nearly every query is plain ASCII without a `%` and with at most one `=` in each pair:
+    /// decoding and escaping then leave every pair as written, so the key is the pairs
+    /// themselves, sorted and joined by `&`, and it is built from the URL's bytes without a
+    /// string per name and value (for ASCII, `String`'s order is the bytes' order). Any other
+    /// query takes the general way.
+    static func queryKey(in url: String) -> String {
+        var text = url
+        let plain = text.withUTF8 { bytes -> String? in
+            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return "" }
+            let end = bytes[(mark + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+            var pairs: [Range<Int>] = []
+            var start = mark + 1
+            while start < end {
+                var stop = start
+                var equalsSigns = 0
+                while stop < end, bytes[stop] != UInt8(ascii: "&") {
+                    let byte = bytes[stop]
+                    if byte >= 0x80 || byte == UInt8(ascii: "%") { return nil }
+                    if byte == UInt8(ascii: "=") {
+                        equalsSigns += 1
+                        if equalsSigns > 1 { return nil }
+                    }
+                    stop += 1
+                }
+                if stop > start { pairs.append(start..<stop) }
+                start = stop + 1
+            }
+            pairs.sort { bytes[$0].lexicographicallyPrecedes(bytes[$1]) }
+            var key: [UInt8] = []
+            key.reserveCapacity(end - mark)
+            for (index, pair) in pairs.enumerated() {
+                if index > 0 { key.append(UInt8(ascii: "&")) }
+                key.append(contentsOf: bytes[pair])
+            }
+            return String(decoding: key, as: UTF8.self)
+        }
+        return plain ?? RequestMatcher.queryKey(pairs: queryPairs(in: url))
     }
 
     /// Whether the URL has a query at all (seen while its path was split).
