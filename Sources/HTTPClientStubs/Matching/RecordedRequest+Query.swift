@@ -19,18 +19,17 @@ extension RecordedRequest {
         // followed by a combining mark is still the delimiter a server sees. `+` stays a plus
         // (only a form body reads it as a space).
         return url.withUTF8 { bytes in
-            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return [] }
-            let end = bytes[(mark + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+            guard let query = queryBounds(in: bytes) else { return [] }
             func decoded(_ range: Range<Int>) -> String {
                 let part = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
                 return percentDecoded(part)
             }
             var pairs: [(name: String, value: String?)] = []
-            var start = mark + 1
-            while start < end {
+            var start = query.lowerBound
+            while start < query.upperBound {
                 var stop = start
                 var equals: Int?
-                while stop < end, bytes[stop] != UInt8(ascii: "&") {
+                while stop < query.upperBound, bytes[stop] != UInt8(ascii: "&") {
                     if equals == nil, bytes[stop] == UInt8(ascii: "=") { equals = stop }
                     stop += 1
                 }
@@ -41,6 +40,16 @@ extension RecordedRequest {
             }
             return pairs
         }
+    }
+
+    /// Where the query lies in `bytes`, a URL's text: after the first `?`, up to the fragment;
+    /// `nil` when there is none. A `?` inside the fragment starts no query (a client sends the
+    /// server neither).
+    private static func queryBounds(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard let mark = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }),
+            bytes[mark] == UInt8(ascii: "?")
+        else { return nil }
+        return (mark + 1)..<(bytes[(mark + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex)
     }
 
     /// `part` percent-decoded (as it is when it cannot be decoded). Only a part with a `%` is
@@ -61,14 +70,13 @@ extension RecordedRequest {
     static func queryKey(in url: String) -> String {
         var text = url
         let plain = text.withUTF8 { bytes -> String? in
-            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return "" }
-            let end = bytes[(mark + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+            guard let query = queryBounds(in: bytes) else { return "" }
             var pairs: [Range<Int>] = []
-            var start = mark + 1
-            while start < end {
+            var start = query.lowerBound
+            while start < query.upperBound {
                 var stop = start
                 var equalsSigns = 0
-                while stop < end, bytes[stop] != UInt8(ascii: "&") {
+                while stop < query.upperBound, bytes[stop] != UInt8(ascii: "&") {
                     let byte = bytes[stop]
                     if byte >= 0x80 || byte == UInt8(ascii: "%") { return nil }
                     if byte == UInt8(ascii: "=") {
@@ -82,7 +90,7 @@ extension RecordedRequest {
             }
             pairs.sort { bytes[$0].lexicographicallyPrecedes(bytes[$1]) }
             var key: [UInt8] = []
-            key.reserveCapacity(end - mark)
+            key.reserveCapacity(query.count)
             for (index, pair) in pairs.enumerated() {
                 if index > 0 { key.append(UInt8(ascii: "&")) }
                 key.append(contentsOf: bytes[pair])

@@ -126,6 +126,15 @@ struct QueryIndexTests {
         }
     }
 
+    /// A `?` inside the fragment starts no query: the server is sent the path alone.
+    @Test func aQuestionMarkInTheFragmentIsNoQuery() {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "https://h/items").respond(.text("no query"))
+        stubs.stub(.get, "https://h/items?page=1").respond(.text("page 1"))
+        #expect(answer(stubs, "https://h/items#top?page=1") == "no query")
+        #expect(answer(stubs, "https://h/items?page=1#top?page=2") == "page 1")
+    }
+
     /// What decoding must not merge: an empty value and none, a plus and a space, an escaped
     /// delimiter and a real one.
     @Test(arguments: [("a=", "a"), ("q=a+b", "q=a%20b"), ("a=b%26c", "a=b&c"), ("a=1&a=1", "a=1")])
