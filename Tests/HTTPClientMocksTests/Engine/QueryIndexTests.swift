@@ -126,6 +126,26 @@ struct QueryIndexTests {
         }
     }
 
+    /// Hundreds of requests at once, each with its query's pairs in another order, through
+    /// either transport: every one gets its own variant's answer.
+    @Test(arguments: StubTransport.allCases)
+    func hundredsOfQueryVariantsAskedAtOnceEachGetTheirOwnAnswer(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        for page in 0..<300 { stubs.stub(.get, "https://h/items?page=\(page)&size=20").respond(.text("page \(page)")) }
+        let session = transport.session(stubs)
+        let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for page in 0..<300 {
+                group.addTask {
+                    let (data, _) = try await session.data(for: URLRequest(url: testURL("https://h/items?size=20&page=\(page)")))
+                    return (page, String(decoding: data, as: UTF8.self))
+                }
+            }
+            return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(answers.count == 300)
+        #expect(answers.allSatisfy { $0.value == "page \($0.key)" })
+    }
+
     /// A `?` inside the fragment starts no query: the server is sent the path alone.
     @Test func aQuestionMarkInTheFragmentIsNoQuery() {
         let stubs = StubRegistry(reporting: .disabled)
