@@ -199,30 +199,14 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The host name alone (`api.example.com`, `[::1]` for an IPv6 literal).
     var hostName: URLPart { URLPart(text: urlString, bytes: capture.parts.host) }
 
-    /// The query as the registry indexes it (see `RequestMatcher.queryKey`), built once.
+    /// The query as the registry indexes it (see `RequestMatcher.queryKey`), built once; the
+    /// query items are not made for it.
     var queryKey: String {
-        capture.parsed(\.queryKey) { RequestMatcher.queryKey(queryItems) }
+        capture.parsed(\.queryKey) { Self.queryKey(in: capture.urlString) }
     }
 
     /// Whether the URL has a query at all (seen while its path was split).
     var hasQuery: Bool { capture.hasQuery }
-
-    /// The query items of `url`, split by hand as ``StubTarget`` splits a target's query (empty
-    /// pairs skipped, names and values percent-decoded): `URLComponents` would parse the whole URL.
-    static func queryItems(in url: String) -> [URLQueryItem] {
-        guard let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return [] }
-        var query = Substring(url)[url.utf8.index(after: mark)...]
-        if let fragment = query.utf8.firstIndex(of: UInt8(ascii: "#")) { query = query[..<fragment] }
-        // Split by byte, not by Character: a `&` or `=` followed by a combining mark is still
-        // the delimiter a server sees. `+` stays a plus (only a form body reads it as a space).
-        return query.utf8.split(separator: UInt8(ascii: "&")).map { pair in
-            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            let name = Substring(parts[0])
-            let value = parts.count > 1 ? Substring(parts[1]) : nil
-            return URLQueryItem(
-                name: name.removingPercentEncoding ?? String(name), value: value.map { $0.removingPercentEncoding ?? String($0) })
-        }
-    }
 
     /// `request` with a body stream read into `httpBody`, once: a stream cannot be read twice,
     /// so every later reader (matchers, computed responses, the request log) gets these bytes.

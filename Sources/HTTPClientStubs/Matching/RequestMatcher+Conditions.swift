@@ -156,11 +156,12 @@ extension RequestMatcher {
         let reason: @Sendable ([URLQueryItem]) -> String = { "\(noun) \(format($0)) != \(format(items))" }
         switch source {
         case .query where !loose:
-            // The key is unambiguous and cached beside the items: comparing it costs one parse.
+            // The key is unambiguous and cached: comparing it costs one parse, and the items
+            // are made only for a report.
             return RequestMatcher(
                 Condition(
-                    description, read: { (key: $0.queryKey, items: $0.queryItems) }, accepts: { $0.key == expectedKey },
-                    reason: { reason($0.items) }))
+                    description, read: { (key: $0.queryKey, request: $0) }, accepts: { $0.key == expectedKey },
+                    reason: { reason($0.request.queryItems) }))
         case .query:
             return RequestMatcher(
                 Condition(
@@ -186,7 +187,12 @@ extension RequestMatcher {
     /// lists share a key; sorted, joined by `&` (so the order does not matter and repeated
     /// names count).
     static func queryKey(_ items: [URLQueryItem]) -> String {
-        items.map { item in escapedForKey(item.name) + (item.value.map { "=" + escapedForKey($0) } ?? "") }
+        queryKey(pairs: items.map { (name: $0.name, value: $0.value) })
+    }
+
+    /// The same key from decoded name-value pairs (``RecordedRequest/queryPairs(in:)``).
+    static func queryKey(pairs: [(name: String, value: String?)]) -> String {
+        pairs.map { pair in escapedForKey(pair.name) + (pair.value.map { "=" + escapedForKey($0) } ?? "") }
             .sorted().joined(separator: "&")
     }
 

@@ -85,4 +85,82 @@ struct QueryIndexTests {
         _ = stubs.resolve(request("GET", "https://h/items?page=9"))
         #expect(failures.all.first?.contains("query {page=9} != {page=1}") == true)
     }
+
+    /// A request's key is built from its URL's text, a stub's from its target's query items:
+    /// they agree however the same query is written (order, empty pairs, a fragment, escapes).
+    @Test(arguments: [
+        ("a=1&b=2", "b=2&a=1"), ("a=1&b=2", "&a=1&&b=2&"), ("a=1", "a=1#b=2"), ("q=%26%3D%25", "q=%26%3d%25"),
+        ("q=caf%C3%A9", "q=caf%c3%a9"), ("a=b=c", "a=b%3Dc"), ("=b", "=b"), ("bare", "bare"), ("x=%2", "x=%2"),
+    ])
+    func aRequestFindsTheStubForItsQueryWrittenAnotherWay(stub: String, request: String) {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, StubTarget("https://h/items?\(stub)")).respond(.text("found"))
+        #expect(answer(stubs, "https://h/items?\(request)") == "found")
+    }
+
+    /// A request's key takes a shortcut for a plain ASCII query (no `%`, one `=` a pair at
+    /// most) and the general way for any other; a stub's key always takes the general way.
+    /// Random queries must find their stub whatever the order of their pairs, and one pair
+    /// more must miss it.
+    @Test func randomQueriesFindTheirStubInAnyOrderOfTheirPairs() {
+        var random = SeededGenerator(seed: 25)
+        // What a query may hold as written (RFC 3986), escapes and non-ASCII text included.
+        let pieces = [
+            "a", "b", "Z", "0", "-", "_", ".", "~", "+", "=", "!", "$", "'", "(", ")", "*", ",", ";", ":", "@", "/", "?",
+            "%41", "%3D", "%26", "%25", "%C3%A9", "é",
+        ]
+        for round in 0..<400 {
+            let pairs = (0..<Int.random(in: 1...4, using: &random)).map { _ in
+                (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces[Int.random(in: pieces.indices, using: &random)] }
+                    .joined()
+            }
+            let query = pairs.joined(separator: "&")
+            let stubs = StubRegistry(reporting: .disabled)
+            stubs.stub(.get, StubTarget("https://h/items?\(query)")).respond(.text("found"))
+            let shuffled = pairs.shuffled(using: &random).joined(separator: "&")
+            // `é` is sent escaped, as a client sends it; a text `URL` refuses is not a request.
+            let escaped = "https://h/items?\(shuffled)".addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.union(["%"]))
+            guard let url = escaped, URL(string: url) != nil else { continue }
+            #expect(answer(stubs, url) == "found", "round \(round): \(query) asked as \(shuffled)")
+            #expect(answer(stubs, url + "&more=1") == nil, "round \(round): \(query) asked with one pair more")
+        }
+    }
+
+    /// Hundreds of requests at once, each with its query's pairs in another order, through
+    /// either transport: every one gets its own variant's answer.
+    @Test(arguments: StubTransport.allCases)
+    func hundredsOfQueryVariantsAskedAtOnceEachGetTheirOwnAnswer(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        for page in 0..<300 { stubs.stub(.get, "https://h/items?page=\(page)&size=20").respond(.text("page \(page)")) }
+        let session = transport.session(stubs)
+        let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for page in 0..<300 {
+                group.addTask {
+                    let (data, _) = try await session.data(for: URLRequest(url: testURL("https://h/items?size=20&page=\(page)")))
+                    return (page, String(decoding: data, as: UTF8.self))
+                }
+            }
+            return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(answers.count == 300)
+        #expect(answers.allSatisfy { $0.value == "page \($0.key)" })
+    }
+
+    /// A `?` inside the fragment starts no query: the server is sent the path alone.
+    @Test func aQuestionMarkInTheFragmentIsNoQuery() {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "https://h/items").respond(.text("no query"))
+        stubs.stub(.get, "https://h/items?page=1").respond(.text("page 1"))
+        #expect(answer(stubs, "https://h/items#top?page=1") == "no query")
+        #expect(answer(stubs, "https://h/items?page=1#top?page=2") == "page 1")
+    }
+
+    /// What decoding must not merge: an empty value and none, a plus and a space, an escaped
+    /// delimiter and a real one.
+    @Test(arguments: [("a=", "a"), ("q=a+b", "q=a%20b"), ("a=b%26c", "a=b&c"), ("a=1&a=1", "a=1")])
+    func aRequestMissesTheStubOfAnotherQuery(stub: String, request: String) {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, StubTarget("https://h/items?\(stub)")).respond(.text("found"))
+        #expect(answer(stubs, "https://h/items?\(request)") == nil)
+    }
 }

@@ -37,6 +37,43 @@ struct CookieAndTimeoutTests {
         #expect(stubs.requests.map { $0.headers["Cookie"] } == [nil, "sid=by-hand"])
     }
 
+    /// A session made without a configuration (or with the default one) starts with no
+    /// cookies, and skips the cookie lookup while none can be there: the first `Set-Cookie`
+    /// ends that, and the next request carries the cookie.
+    @Test func aCookieSetByTheFirstAnswerIsSentWithTheSecondRequestOfASessionWithoutAConfiguration() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/login").respond(.status(204, headers: ["Set-Cookie": "sid=first; Path=/"]))
+        stubs.stub(.get, "/me").respond(.text("ada"))
+        let session = MockURLSession(stubs: stubs)
+        _ = try await session.data(for: URLRequest(url: testURL("https://h/login")))
+        _ = try await session.data(for: URLRequest(url: testURL("https://h/me")))
+        #expect(stubs.requests.map { $0.headers["Cookie"] } == [nil, "sid=first"])
+    }
+
+    @Test func aCookieSetByTheFirstAnswerIsSentWithTheSecondRequestOfADefaultURLSession() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/login").respond(.status(204, headers: ["Set-Cookie": "sid=first; Path=/"]))
+        stubs.stub(.get, "/me").respond(.text("ada"))
+        let session = stubs.makeURLSession()
+        _ = try await session.data(for: URLRequest(url: testURL("https://h/login")))
+        _ = try await session.data(for: URLRequest(url: testURL("https://h/me")))
+        #expect(stubs.requests.map { $0.headers["Cookie"] } == [nil, "sid=first"])
+    }
+
+    /// The jar of a session made without a configuration is skipped only until the test has
+    /// seen it: a cookie put there by hand after a request goes with the next.
+    @Test func aCookiePutByHandInTheOwnJarOfAMockSessionIsSentWithTheNextRequest() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/me").respond(.text("ada"))
+        let session = MockURLSession(stubs: stubs)
+        _ = try await session.data(for: URLRequest(url: testURL("https://h/me")))
+        let cookie = try #require(
+            HTTPCookie(properties: [.name: "sid", .value: "by-hand", .domain: "h", .path: "/", .originURL: testURL("https://h/")]))
+        session.cookieStorage?.setCookie(cookie)
+        _ = try await session.data(for: URLRequest(url: testURL("https://h/me")))
+        #expect(stubs.requests.map { $0.headers["Cookie"] } == [nil, "sid=by-hand"])
+    }
+
     @Test(arguments: StubTransport.allCases)
     func aRequestsOwnCookieHeaderIsSentInsteadOfTheStoredCookies(_ transport: StubTransport) async throws {
         let stubs = StubRegistry()
