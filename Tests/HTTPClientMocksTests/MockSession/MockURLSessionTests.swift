@@ -138,6 +138,19 @@ struct MockURLSessionTests {
         _ = load(session, "https://example.com/again")
         #expect(session.requests.count == 1)
     }
+
+    @Test func aRequestAnsweredAfterTheLogWasEmptiedLeavesTheNewLogAlone() {
+        let stubs = StubRegistry()
+        let session = MockURLSession(stubs: stubs)
+        stubs.stub(.get, "/later").respond(.text("later"))
+        stubs.stub(.get, "/first").respond(.text("first")).onRequest { _ in
+            // While /first is being answered, the log is emptied and /later takes its place.
+            session.removeAllRecords()
+            _ = load(session, "https://example.com/later")
+        }
+        _ = load(session, "https://example.com/first")
+        #expect(stubs.requests.map(\.path) == ["/later"])
+    }
 }
 
 @Suite("MockURLSessionDataTask")
