@@ -152,13 +152,16 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, ExchangeC
     /// What starting a resumed task means in its phase (called inside the lock).
     private static func start(_ state: inout State) -> Action {
         switch state.phase {
-        case .ready(let delivery):
+        case .ready:
+            // Moved out of the phase, not copied: a delivery is a dozen fields to retain.
+            var phase = Phase.finished
+            swap(&phase, &state.phase)
+            guard case .ready(let delivery) = consume phase else { return .none }
             let delay = state.simulatesLatency ? delivery.latency + (state.streams ? 0 : delivery.downloadTime) : 0
             if delay > 0 {
                 state.phase = .scheduled(delivery)
                 return .completeLater(after: delay)
             }
-            state.phase = .finished
             return .complete(delivery, state.completion)
         case .forwarding(let task):
             return .resumeForwarded(task)
