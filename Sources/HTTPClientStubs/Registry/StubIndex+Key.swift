@@ -23,21 +23,19 @@ extension StubIndex {
         /// - Parameters:
         ///   - leadingSegments: The numbers of the registered leading segments the path starts with.
         ///   - queryKey: The request's query key, when the registry has stubs filed by query.
+        ///   - anyMethod: Whether the registry has stubs filed for any method: without, the keys
+        ///     with no method are left out (no bucket could answer them).
         ///   - body: Called with each key; they are not gathered, so a lookup allocates no list.
         static func forEachCandidate(
-            method: HTTPMethod, path: String, leadingSegments: [Int], queryKey: String?, _ body: (Key) -> Void
+            method: HTTPMethod, path: String, leadingSegments: [Int], queryKey: String?, anyMethod: Bool, _ body: (Key) -> Void
         ) {
-            body(Key(method: method, route: .path(path)))
-            body(Key(method: nil, route: .path(path)))
-            for leading in leadingSegments {
-                let route = Route.leadingSegments(leading)
+            func visit(_ route: Route) {
                 body(Key(method: method, route: route))
-                body(Key(method: nil, route: route))
+                if anyMethod { body(Key(method: nil, route: route)) }
             }
-            if let queryKey {
-                body(Key(method: method, route: .pathAndQuery(path, queryKey)))
-                body(Key(method: nil, route: .pathAndQuery(path, queryKey)))
-            }
+            visit(.path(path))
+            for leading in leadingSegments { visit(.leadingSegments(leading)) }
+            if let queryKey { visit(.pathAndQuery(path, queryKey)) }
         }
 
         var isByQuery: Bool {

@@ -13,6 +13,9 @@ struct StubIndex: Sendable {
     /// How many of those buckets are by exact query: only then is a request's query parsed
     /// to find its bucket.
     private var queryBuckets = 0
+    /// How many buckets are for any method: only then are a request's keys without a method
+    /// looked up (each lookup hashes the path, and its query).
+    private var anyMethodBuckets = 0
     /// Every other stub, in registration order.
     private var scanned = Bucket()
     /// The leading segments templates and prefixes are filed under, by number.
@@ -53,7 +56,10 @@ struct StubIndex: Sendable {
             scanned.insert(stub)
             return
         }
-        if key.isByQuery, buckets[key] == nil { queryBuckets += 1 }
+        if buckets[key] == nil {
+            if key.isByQuery { queryBuckets += 1 }
+            if key.method == nil { anyMethodBuckets += 1 }
+        }
         buckets[key, default: Bucket()].insert(stub)
     }
 
@@ -67,6 +73,7 @@ struct StubIndex: Sendable {
         if buckets[key]?.isEmpty == true {
             buckets[key] = nil
             if key.isByQuery { queryBuckets -= 1 }
+            if key.method == nil { anyMethodBuckets -= 1 }
         }
     }
 
@@ -110,7 +117,7 @@ struct StubIndex: Sendable {
     private func forEachKey(for request: RecordedRequest, _ body: (Key) -> Void) {
         Key.forEachCandidate(
             method: request.method, path: request.path, leadingSegments: leadingSegments.numbers(in: request.path),
-            queryKey: queryBuckets > 0 ? request.queryKey : nil, body)
+            queryKey: queryBuckets > 0 ? request.queryKey : nil, anyMethod: anyMethodBuckets > 0, body)
     }
 
     /// Visits the two lists of ``candidates(for:)`` together, newest (highest id) first, until
