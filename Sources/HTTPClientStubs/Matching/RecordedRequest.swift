@@ -15,7 +15,6 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         let url: URL
         let urlString: String
         let path: String
-        let headers: HTTPHeaders
         let body: Data
         let bodyStreamError: BodyStreamError?
         let isBodyHidden: Bool
@@ -23,17 +22,13 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         /// Where the scheme and the authority lie in `urlString`, found while the path was
         /// split: the scheme and host conditions read them per candidate stub.
         let parts: URLParts
-        /// Each header's lower-cased name, and its value at the same index (repeated fields
-        /// joined as ``HTTPHeaders`` joins them): a header condition compares names with `==`,
-        /// not case-insensitively field by field, per candidate stub. Arrays, not a dictionary:
-        /// a request has a few headers, and hashing the name cost more than comparing it with each.
-        let headerNames: [String]
-        let headerValues: [String]
-        /// Parsed once, on first use, for every condition that asks: only a request that has a
-        /// query or a body has anything to parse (a plain GET allocates no box).
-        let parsed: Locked<Parsed>?
+        /// What is made from the request on first use, for every condition and reader that
+        /// asks: most requests are matched by method and path alone, and never need their
+        /// headers gathered or their query parsed.
+        let parsed = Locked(Parsed())
 
         struct Parsed: Sendable {
+            var headers: HeaderTable?
             var queryItems: [URLQueryItem]?
             var queryKey: String?
             /// `.some(nil)`: parsed, and not JSON.
@@ -42,11 +37,39 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             var jsonWalked = false
         }
 
+        /// The header fields, and each header's lower-cased name with its value at the same
+        /// index (repeated fields joined as ``HTTPHeaders`` joins them): a header condition
+        /// compares names with `==`, not case-insensitively field by field, per candidate stub.
+        /// Arrays, not a dictionary: a request has a few headers, and hashing the name cost
+        /// more than comparing it with each.
+        struct HeaderTable: Sendable {
+            let fields: HTTPHeaders
+            let names: [String]
+            let values: [String]
+
+            init(_ fields: HTTPHeaders) {
+                var names: [String] = []
+                var values: [String] = []
+                for field in fields {
+                    let name = field.name.asciiLowercased
+                    if let index = names.firstIndex(of: name) {
+                        values[index] += ", " + field.value
+                    } else {
+                        names.append(name)
+                        values.append(field.value)
+                    }
+                }
+                self.fields = fields
+                self.names = names
+                self.values = values
+            }
+        }
+
         init(_ request: URLRequest, bodyIsHidden: Bool) {
+            // The stream is read now, whoever asks for the body: it can be read only once.
             let (request, streamError) = RecordedRequest.readingBodyStream(request)
             bodyStreamError = streamError
             isBodyHidden = bodyIsHidden
-            let body = request.httpBody ?? Data()
             let url = request.url ?? URL(fileURLWithPath: "/")
             urlRequest = request
             method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
@@ -57,28 +80,23 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             path = split.path
             hasQuery = split.hasQuery
             parts = split.parts
-            let headers = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
-            self.headers = headers
-            var headerNames: [String] = []
-            var headerValues: [String] = []
-            for field in headers {
-                let name = field.name.asciiLowercased
-                if let index = headerNames.firstIndex(of: name) {
-                    headerValues[index] += ", " + field.value
-                } else {
-                    headerNames.append(name)
-                    headerValues.append(field.value)
-                }
+            body = request.httpBody ?? Data()
+        }
+
+        /// `read` with the header table, gathered from the request the first time it is asked
+        /// for (inside the lock: only Foundation runs there). No key path: a header condition
+        /// asks once per candidate stub, and building one per call cost more than the lookup.
+        func withHeaders<Result>(_ read: (HeaderTable) -> Result) -> Result {
+            parsed.withLock { parsed in
+                if let table = parsed.headers { return read(table) }
+                let table = HeaderTable(HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]))
+                parsed.headers = table
+                return read(table)
             }
-            self.headerNames = headerNames
-            self.headerValues = headerValues
-            self.body = body
-            parsed = body.isEmpty && !split.hasQuery ? nil : Locked(Parsed())
         }
 
         /// The cached value at `keyPath`, computed by `parse` (outside the lock) the first time.
         func parsed<Value: Sendable>(_ keyPath: WritableKeyPath<Parsed, Value?>, _ parse: () -> Value) -> Value {
-            guard let parsed else { return parse() }
             if let value = parsed.withLock({ $0[keyPath: keyPath] }) { return value }
             let value = parse()
             parsed.withLock { $0[keyPath: keyPath] = value }
@@ -106,17 +124,18 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// hand when a condition asks, never through `URL`'s accessors (which bridge on Linux).
     var urlString: String { capture.urlString }
     /// The header fields as sent.
-    public var headers: HTTPHeaders { capture.headers }
+    public var headers: HTTPHeaders { capture.withHeaders(\.fields) }
 
     /// The value of the header named `lowercasedName` (repeated fields joined by `, `).
     func headerValue(lowercasedName: String) -> String? {
         // Lengths first: a name of another length is rejected without a string comparison.
         let length = lowercasedName.utf8.count
-        let names = capture.headerNames
-        for index in names.indices where names[index].utf8.count == length && names[index] == lowercasedName {
-            return capture.headerValues[index]
+        return capture.withHeaders { table in
+            for index in table.names.indices where table.names[index].utf8.count == length && table.names[index] == lowercasedName {
+                return table.values[index]
+            }
+            return nil
         }
-        return nil
     }
     /// The body; empty when the request has none.
     public var body: Data { capture.body }
@@ -246,7 +265,8 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public var json: JSONValue? {
         // Asked once per candidate stub with a JSON condition: no key path here (building one
         // per call cost as much as the lookup).
-        guard let parsed = capture.parsed else { return nil }  // no body, so no JSON
+        guard !body.isEmpty else { return nil }  // no body, so no JSON
+        let parsed = capture.parsed
         if let cached = parsed.withLock({ $0.json }) { return cached }
         let value = try? JSONValue(parsing: body)
         parsed.withLock { $0.json = .some(value) }
@@ -259,7 +279,8 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// speed); from the second on, the body is parsed into a tree once and every condition
     /// looks into it.
     func jsonContains(_ expected: JSONValue) -> Bool {
-        guard let parsed = capture.parsed else { return false }  // no body: not JSON
+        guard !body.isEmpty else { return false }  // no body: not JSON
+        let parsed = capture.parsed
         let (tree, walked) = parsed.withLock { parsed in
             defer { parsed.jsonWalked = true }
             return (parsed.json, parsed.jsonWalked)

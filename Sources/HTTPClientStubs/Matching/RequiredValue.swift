@@ -12,19 +12,20 @@ struct RequiredValue: Hashable, Sendable {
     let field: Field
     let value: String
 
-    /// The values `request` carries for `field`: the stubs filed under any of them are the
-    /// only ones of that field it can match.
-    static func values(of field: Field, in request: RecordedRequest) -> [String] {
+    /// Calls `body` with each value `request` carries for `field` (each once): the stubs
+    /// filed under any of them are the only ones of that field it can match. A header has
+    /// one value at most, handed over without a list.
+    static func forEachValue(of field: Field, in request: RecordedRequest, _ body: (String) -> Void) {
         switch field {
         case .header(let name):
-            return request.headerValue(lowercasedName: name).map { [$0] } ?? []
+            if let value = request.headerValue(lowercasedName: name) { body(value) }
         case .queryItem(let name):
             var values: [String] = []
             for item in request.queryItems where item.name == name {
                 let value = item.value ?? ""
                 if !values.contains(value) { values.append(value) }
             }
-            return values
+            values.forEach(body)
         }
     }
 }

@@ -57,13 +57,17 @@ extension StubIndex {
         /// value the request carries.
         func candidates(for request: RecordedRequest) -> [Entry] {
             guard !filed.isEmpty else { return unfiled }
-            var lists = [unfiled]
+            // As the index's buckets: one list is returned as it is, and lists are gathered
+            // and merged only when a second one has stubs.
+            var first = unfiled
+            var others: [[Entry]] = []
             for (field, byValue) in filed {
-                for value in RequiredValue.values(of: field, in: request) {
-                    if let stubs = byValue[value] { lists.append(stubs) }
+                RequiredValue.forEachValue(of: field, in: request) { value in
+                    guard let stubs = byValue[value], !stubs.isEmpty else { return }
+                    if first.isEmpty { first = stubs } else { others.append(stubs) }
                 }
             }
-            return Self.merged(lists)
+            return others.isEmpty ? first : Self.merged([first] + others)
         }
 
         /// Lists ordered by id, merged into one ordered by id.

@@ -18,24 +18,24 @@ extension StubIndex {
         let method: HTTPMethod?
         let route: Route
 
-        /// The keys a request can be filed under, most specific first: a number of them that does
+        /// Visits the keys a request can be filed under: a number of them that does
         /// not grow with the path's length, each hashed in time linear in it at most.
         /// - Parameters:
         ///   - leadingSegments: The numbers of the registered leading segments the path starts with.
         ///   - queryKey: The request's query key, when the registry has stubs filed by query.
-        static func candidates(method: HTTPMethod, path: String, leadingSegments: [Int], queryKey: String?) -> [Key] {
-            var keys = [Key(method: method, route: .path(path)), Key(method: nil, route: .path(path))]
-            for leading in leadingSegments {
-                let route = Route.leadingSegments(leading)
-                keys += [Key(method: method, route: route), Key(method: nil, route: route)]
+        ///   - anyMethod: Whether the registry has stubs filed for any method: without, the keys
+        ///     with no method are left out (no bucket could answer them).
+        ///   - body: Called with each key; they are not gathered, so a lookup allocates no list.
+        static func forEachCandidate(
+            method: HTTPMethod, path: String, leadingSegments: [Int], queryKey: String?, anyMethod: Bool, _ body: (Key) -> Void
+        ) {
+            func visit(_ route: Route) {
+                body(Key(method: method, route: route))
+                if anyMethod { body(Key(method: nil, route: route)) }
             }
-            if let queryKey {
-                keys += [
-                    Key(method: method, route: .pathAndQuery(path, queryKey)),
-                    Key(method: nil, route: .pathAndQuery(path, queryKey)),
-                ]
-            }
-            return keys
+            visit(.path(path))
+            for leading in leadingSegments { visit(.leadingSegments(leading)) }
+            if let queryKey { visit(.pathAndQuery(path, queryKey)) }
         }
 
         var isByQuery: Bool {

@@ -13,6 +13,9 @@ struct StubIndex: Sendable {
     /// How many of those buckets are by exact query: only then is a request's query parsed
     /// to find its bucket.
     private var queryBuckets = 0
+    /// How many buckets are for any method: only then are a request's keys without a method
+    /// looked up (each lookup hashes the path, and its query).
+    private var anyMethodBuckets = 0
     /// Every other stub, in registration order.
     private var scanned = Bucket()
     /// The leading segments templates and prefixes are filed under, by number.
@@ -53,7 +56,10 @@ struct StubIndex: Sendable {
             scanned.insert(stub)
             return
         }
-        if key.isByQuery, buckets[key] == nil { queryBuckets += 1 }
+        if buckets[key] == nil {
+            if key.isByQuery { queryBuckets += 1 }
+            if key.method == nil { anyMethodBuckets += 1 }
+        }
         buckets[key, default: Bucket()].insert(stub)
     }
 
@@ -67,6 +73,7 @@ struct StubIndex: Sendable {
         if buckets[key]?.isEmpty == true {
             buckets[key] = nil
             if key.isByQuery { queryBuckets -= 1 }
+            if key.method == nil { anyMethodBuckets -= 1 }
         }
     }
 
@@ -88,14 +95,29 @@ struct StubIndex: Sendable {
     func candidates(for request: RecordedRequest) -> (indexed: [Bucket.Entry], scanned: [Bucket.Entry]) {
         let scanned = scanned.candidates(for: request)
         guard !buckets.isEmpty else { return ([], scanned) }
-        return (Bucket.merged(keys(for: request).compactMap { buckets[$0]?.candidates(for: request) }), scanned)
+        // Nearly always one bucket has candidates: its list is returned as it is, and lists
+        // are gathered and merged only when a second one has some.
+        var first: [Bucket.Entry] = []
+        var others: [[Bucket.Entry]] = []
+        forEachKey(for: request) { key in
+            guard let found = buckets[key]?.candidates(for: request), !found.isEmpty else { return }
+            if first.isEmpty { first = found } else { others.append(found) }
+        }
+        return (others.isEmpty ? first : Bucket.merged([first] + others), scanned)
     }
 
     /// The keys looked up for `request`: how many does not depend on the path's length.
     func keys(for request: RecordedRequest) -> [Key] {
-        Key.candidates(
+        var keys: [Key] = []
+        forEachKey(for: request) { keys.append($0) }
+        return keys
+    }
+
+    /// Calls `body` with each of ``keys(for:)``.
+    private func forEachKey(for request: RecordedRequest, _ body: (Key) -> Void) {
+        Key.forEachCandidate(
             method: request.method, path: request.path, leadingSegments: leadingSegments.numbers(in: request.path),
-            queryKey: queryBuckets > 0 ? request.queryKey : nil)
+            queryKey: queryBuckets > 0 ? request.queryKey : nil, anyMethod: anyMethodBuckets > 0, body)
     }
 
     /// Visits the two lists of ``candidates(for:)`` together, newest (highest id) first, until

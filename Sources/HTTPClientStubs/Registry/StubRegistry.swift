@@ -35,6 +35,9 @@ public final class StubRegistry: Sendable {
         /// Where `stubs` are filed, so a request is tried only against those that could match.
         var index = StubIndex()
         var requests: [RecordedRequest] = []
+        /// Counts the times `requests` was emptied: a request's place in the log (``LogSlot``)
+        /// holds only while it is the same.
+        var logGeneration = 0
         var unmatched: [UnmatchedRequestReport] = []
         /// A `MockURLSession`'s own answers (queued, `next...`, default), each in its place of
         /// ``AnswerOrder``, oldest first within it.
@@ -174,7 +177,9 @@ public final class StubRegistry: Sendable {
     public func reset() {
         let fallbacks = state.withLock { state in
             let fallbacks = state.fallbacks
-            state = State(nextID: state.nextID, index: state.index.emptied, fallbacks: fallbacks, passthrough: state.passthrough)
+            state = State(
+                nextID: state.nextID, index: state.index.emptied, logGeneration: state.logGeneration + 1, fallbacks: fallbacks,
+                passthrough: state.passthrough)
             return fallbacks
         }
         for (_, stub) in fallbacks { stub.forgetCallsAndQueue() }
@@ -184,6 +189,7 @@ public final class StubRegistry: Sendable {
     package func forgetRequests() {
         state.withLock { state in
             state.requests.removeAll()
+            state.logGeneration += 1
             state.unmatched.removeAll()
         }
     }
@@ -239,28 +245,33 @@ public final class StubRegistry: Sendable {
     ///   - bodyIsHidden: The transport knows a body was sent but could not see it.
     @_spi(Engine) public func resolve(_ urlRequest: URLRequest, reportingMisses: Bool = true, bodyIsHidden: Bool = false) -> Resolution {
         var request = RecordedRequest(urlRequest, bodyIsHidden: bodyIsHidden)
-        state.withLock { state in
+        // One lock for all the request needs of the registry: its place in the log, and every
+        // stub and rule that may answer it, as they stand at its arrival.
+        let (slot, candidates, fallbacks, passthrough) = state.withLock { state in
             request.sequenceNumber = state.requests.count
             state.requests.append(request)
+            let slot = LogSlot(generation: state.logGeneration, index: state.requests.count - 1)
+            return (slot, state.index.candidates(for: request), state.fallbacks, state.passthrough)
         }
         if let error = request.bodyStreamError { return .failed(error) }
         for order in AnswerOrder.allCases {
             switch order {
             case .stubs:
-                if let (stub, response, matched) = claimNewestMatch(request) {
-                    noteAnswered(matched)
+                if let (stub, response, matched) = claimNewestMatch(request, among: candidates) {
+                    noteAnswered(matched, at: slot)
                     return .respond(response.resolved(for: matched), request: matched, stub: stub)
                 }
             case .queued, .canned, .defaultAnswer:
-                if let (stub, response, matched) = claimFallback(request, in: order) {
-                    noteAnswered(matched)
+                for (place, stub) in fallbacks where place == order {
+                    guard let (response, matched) = stub.claimIfMatching(request) else { continue }
+                    noteAnswered(matched, at: slot)
                     return .respond(response.resolved(for: matched), request: matched, stub: stub)
                 }
             case .passThrough:
-                if state.withLock({ $0.passthrough }).contains(where: { $0.matches(request) }) {
+                if passthrough.contains(where: { $0.matches(request) }) {
                     var forwarded = request
                     forwarded.answerSource = .passThrough
-                    noteAnswered(forwarded)
+                    noteAnswered(forwarded, at: slot)
                     return .passthrough(request.urlRequest)
                 }
             case .unmatched:
@@ -275,13 +286,20 @@ public final class StubRegistry: Sendable {
         return .unmatched(UnmatchedRequestError(report: report))
     }
 
+    /// Where a request was put in the log: its index, while the log has not been emptied since.
+    private struct LogSlot {
+        let generation: Int
+        let index: Int
+    }
+
     /// Puts `answered` (where its answer came from, the path parameters of the stub that
-    /// answered) in the log, in place of the request as it arrived: the log and a stub's
-    /// ``Stub/calls`` tell the same story. A log forgotten since then is left alone.
-    private func noteAnswered(_ answered: RecordedRequest) {
+    /// answered) in the log at `slot`, in place of the request as it arrived: the log and a
+    /// stub's ``Stub/calls`` tell the same story. A log emptied since then is left alone (the
+    /// request's place may hold a later request by now).
+    private func noteAnswered(_ answered: RecordedRequest, at slot: LogSlot) {
         state.withLock { state in
-            guard let index = state.requests.lastIndex(where: { $0.sequenceNumber == answered.sequenceNumber }) else { return }
-            state.requests[index] = answered
+            guard state.logGeneration == slot.generation else { return }
+            state.requests[slot.index] = answered
         }
     }
 
@@ -297,23 +315,18 @@ public final class StubRegistry: Sendable {
         return found ?? state.withLock { $0.fallbacks }.map(\.stub).first { !$0.isExhausted && $0.matcher.matches(request) }
     }
 
-    /// Claims the first fallback in `order`, oldest first, that matches and is not exhausted.
-    private func claimFallback(_ request: RecordedRequest, in order: AnswerOrder) -> (Stub, MockResponse, RecordedRequest)? {
-        for (place, stub) in state.withLock({ $0.fallbacks }) where place == order {
-            if let (response, matched) = stub.claimIfMatching(request) { return (stub, response, matched) }
-        }
-        return nil
-    }
-
     /// The index keys looked up for `request`: how many does not depend on the path's length.
     package func indexKeyCount(for request: RecordedRequest) -> Int {
         state.withLock { $0.index.keys(for: request).count }
     }
 
-    /// Claims the newest stub that matches and is not exhausted.
-    private func claimNewestMatch(_ request: RecordedRequest) -> (Stub, MockResponse, RecordedRequest)? {
+    /// Claims the newest of `candidates` (the index's for `request`) that matches and is not
+    /// exhausted.
+    private func claimNewestMatch(
+        _ request: RecordedRequest, among candidates: (indexed: [StubIndex.Bucket.Entry], scanned: [StubIndex.Bucket.Entry])
+    ) -> (Stub, MockResponse, RecordedRequest)? {
         var claimed: (Stub, MockResponse, RecordedRequest)?
-        StubIndex.forEachNewestFirst(state.withLock { $0.index.candidates(for: request) }) { entry in
+        StubIndex.forEachNewestFirst(candidates) { entry in
             guard let (response, matched) = entry.stub.claimIfMatching(request, using: entry.matcher) else { return false }
             claimed = (entry.stub, response, matched)
             return true

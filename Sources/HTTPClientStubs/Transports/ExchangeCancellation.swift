@@ -4,18 +4,40 @@ import HTTPClient
 /// URLProtocol stopped), so what is still to come has no effect: a held response released
 /// later follows no redirect and stores no cookie, and the request leaves its gate's held list.
 ///
-/// A struct around one lock box, whose copies share it: one allocation a task, where a class
-/// holding the box would cost two.
+/// A struct whose copies share one store: a lock box of its own (one allocation), or the
+/// locked state of the task it belongs to (``ExchangeCancellation/Store``), which then
+/// allocates nothing for it.
 package struct ExchangeCancellation: Sendable {
-    private let state = Locked<(isCancelled: Bool, handlers: [@Sendable () -> Void])>((false, []))
+    /// Whether the exchange was cancelled, and what to run when it is.
+    package struct State: Sendable {
+        var isCancelled = false
+        var handlers: [@Sendable () -> Void] = []
 
-    package init() {}
+        package init() {}
+    }
 
-    package var isCancelled: Bool { state.withLock { $0.isCancelled } }
+    /// Where the state lives, under a lock: `body` runs with exclusive access to it.
+    package protocol Store: Sendable {
+        func withCancellationState<Result>(_ body: (inout State) -> Result) -> Result
+    }
+
+    private let store: any Store
+
+    /// A cancellation with a lock box of its own.
+    package init() {
+        store = Locked(State())
+    }
+
+    /// A cancellation kept in `store` (a task's own locked state).
+    package init(sharing store: any Store) {
+        self.store = store
+    }
+
+    package var isCancelled: Bool { store.withCancellationState { $0.isCancelled } }
 
     /// Cancels, once: runs the handlers registered so far.
     package func cancel() {
-        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+        let handlers = store.withCancellationState { state -> [@Sendable () -> Void] in
             guard !state.isCancelled else { return [] }
             state.isCancelled = true
             defer { state.handlers = [] }
@@ -26,10 +48,16 @@ package struct ExchangeCancellation: Sendable {
 
     /// Runs `handler` on cancellation: at once when already cancelled.
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        let cancelled = state.withLock { state in
+        let cancelled = store.withCancellationState { state in
             if !state.isCancelled { state.handlers.append(handler) }
             return state.isCancelled
         }
         if cancelled { handler() }
+    }
+}
+
+extension Locked: ExchangeCancellation.Store where Value == ExchangeCancellation.State {
+    package func withCancellationState<Result>(_ body: (inout ExchangeCancellation.State) -> Result) -> Result {
+        withLock(body)
     }
 }

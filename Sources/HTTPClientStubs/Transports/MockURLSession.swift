@@ -21,24 +21,16 @@ import HTTPClient
 public final class MockURLSession: URLSessionProtocol, Sendable {
     private struct Canned: Sendable {
         var nextDataTask = MockURLSessionDataTask()
-        var data: Data? { didSet { madeAnswer = nil } }
-        var response: URLResponse? { didSet { madeAnswer = nil } }
-        var error: (any Error)? { didSet { madeAnswer = nil } }
-        /// The answer the values make, until one of them changes: one response for every
-        /// request in between, as a stub's (its `HTTPURLResponse` made once per URL).
-        private var madeAnswer: MockResponse?
+        var data: Data?
+        var response: URLResponse?
+        var error: (any Error)?
 
         var isSet: Bool { data != nil || response != nil || error != nil }
 
         /// What the values answer: 200 with `data` unless a response or an error is set.
-        mutating func answer() -> MockResponse {
-            if let madeAnswer { return madeAnswer }
-            let answer =
-                response == nil && error == nil
-                ? MockResponse.status(200, body: data ?? Data()).keepingMadeResponse()
-                : MockResponse(.completion(data: data, response: response, error: error))
-            madeAnswer = answer
-            return answer
+        var answer: MockResponse {
+            response == nil && error == nil
+                ? MockResponse.status(200, body: data ?? Data()) : MockResponse(.completion(data: data, response: response, error: error))
         }
     }
 
@@ -112,10 +104,10 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         let cannedMatcher = RequestMatcher("nextData, nextResponse or nextError is set") { _ in
             canned.withLock { $0.isSet } ? nil : "none of nextData, nextResponse and nextError is set"
         }
+        // The stub answers what the values make: given to it whenever one changes (see
+        // `changeCanned`), one response for every request in between, as any stub's.
         cannedAnswers = registry.addFallback(cannedMatcher, in: .canned, site: site).named("nextData, nextResponse and nextError")
-            .respond(
-                .computed { _ in canned.withLock { $0.answer() } }
-            )
+            .respond(Canned().answer)
             .allowingUnused()
         defaultAnswer =
             stubs == nil
@@ -134,19 +126,28 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     /// The body delivered to every request no stub or queued answer takes, until changed.
     public var nextData: Data? {
         get { canned.withLock { $0.data } }
-        set { canned.withLock { $0.data = newValue } }
+        set { changeCanned { $0.data = newValue } }
     }
 
     /// The response delivered to every request no stub or queued answer takes, until changed.
     public var nextResponse: URLResponse? {
         get { canned.withLock { $0.response } }
-        set { canned.withLock { $0.response = newValue } }
+        set { changeCanned { $0.response = newValue } }
     }
 
     /// The error delivered to every request no stub or queued answer takes, until changed.
     public var nextError: (any Error)? {
         get { canned.withLock { $0.error } }
-        set { canned.withLock { $0.error = newValue } }
+        set { changeCanned { $0.error = newValue } }
+    }
+
+    /// Applies `change` to the `next...` values and gives ``cannedAnswers`` the answer they
+    /// make now, inside the one lock: the stub always answers the values last set.
+    private func changeCanned(_ change: (inout Canned) -> Void) {
+        canned.withLock { canned in
+            change(&canned)
+            cannedAnswers.respond(canned.answer)
+        }
     }
 
     /// Appends answers to the queue: each request no stub takes gets the oldest one.

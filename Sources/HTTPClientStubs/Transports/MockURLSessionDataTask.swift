@@ -7,7 +7,7 @@ import HTTPClient
 /// Like a real task, it never completes if it is never resumed, and ``cancel()`` before it has
 /// completed delivers `URLError(.cancelled)`. An answer held by a ``HeldResponse`` is delivered
 /// inside `release()`, if the task was resumed by then.
-public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable {
+public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, ExchangeCancellation.Store, Sendable {
     private enum Phase: Sendable {
         /// Not handed out yet, or its answer is held.
         case waiting
@@ -28,11 +28,13 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         /// The caller reads the body in pieces and waits out their pauses itself.
         var streams = false
         var completion: (@Sendable (Delivery) -> Void)?
+        /// The exchange's, kept in the task's one lock box.
+        var cancellation = ExchangeCancellation.State()
     }
 
     private let state = Locked(State())
     /// Cancelled with the task: its exchange stops where it is (a held answer lets go).
-    let exchangeCancellation = ExchangeCancellation()
+    var exchangeCancellation: ExchangeCancellation { ExchangeCancellation(sharing: self) }
 
     /// Creates a task. Assign it to ``MockURLSession/nextDataTask`` to give it to the next request.
     public init() {}
@@ -83,6 +85,11 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
     }
 
     // MARK: Engine
+
+    /// The state of ``exchangeCancellation``, under the task's lock.
+    package func withCancellationState<Result>(_ body: (inout ExchangeCancellation.State) -> Result) -> Result {
+        state.withLock { body(&$0.cancellation) }
+    }
 
     /// Hands the task out for `request`: `completion` receives what the session decides,
     /// once the task is resumed.
@@ -145,13 +152,16 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
     /// What starting a resumed task means in its phase (called inside the lock).
     private static func start(_ state: inout State) -> Action {
         switch state.phase {
-        case .ready(let delivery):
+        case .ready:
+            // Moved out of the phase, not copied: a delivery is a dozen fields to retain.
+            var phase = Phase.finished
+            swap(&phase, &state.phase)
+            guard case .ready(let delivery) = consume phase else { return .none }
             let delay = state.simulatesLatency ? delivery.latency + (state.streams ? 0 : delivery.downloadTime) : 0
             if delay > 0 {
                 state.phase = .scheduled(delivery)
                 return .completeLater(after: delay)
             }
-            state.phase = .finished
             return .complete(delivery, state.completion)
         case .forwarding(let task):
             return .resumeForwarded(task)

@@ -44,4 +44,13 @@ struct MockConcurrencyTests {
             #expect(count.current == 1)
         }
     }
+
+    @Test func aRequestsHeadersFirstReadFromManyThreadsAtOnceAreTheSameForEach() {
+        // Gathered on first use: the first readers race to gather them.
+        let recorded = RecordedRequest(request("GET", "https://h/", headers: ["Accept": "application/json", "X-Trace": "7"]))
+        let seen = CompletionRecorder<HTTPHeaders>()
+        DispatchQueue.concurrentPerform(iterations: 64) { _ in seen.record(recorded.headers) }
+        #expect(seen.allValues.count == 64)
+        #expect(seen.allValues.allSatisfy { $0["accept"] == "application/json" && $0["x-trace"] == "7" })
+    }
 }

@@ -138,6 +138,43 @@ struct MockURLSessionTests {
         _ = load(session, "https://example.com/again")
         #expect(session.requests.count == 1)
     }
+
+    @Test func aRequestAnsweredAfterTheLogWasEmptiedLeavesTheNewLogAlone() {
+        let stubs = StubRegistry()
+        let session = MockURLSession(stubs: stubs)
+        stubs.stub(.get, "/later").respond(.text("later"))
+        stubs.stub(.get, "/first").respond(.text("first")).onRequest { _ in
+            // While /first is being answered, the log is emptied and /later takes its place.
+            session.removeAllRecords()
+            _ = load(session, "https://example.com/later")
+        }
+        _ = load(session, "https://example.com/first")
+        #expect(stubs.requests.map(\.path) == ["/later"])
+    }
+
+    @Test func aRequestAnsweredAfterTheRegistryWasResetLeavesTheNewLogAlone() {
+        session.stubs.stub(.get, "/first").onRequest { [session] _ in
+            // Reset while /first is being answered; /later gets the session's default answer.
+            session.stubs.reset()
+            _ = load(session, "https://example.com/later")
+        }
+        _ = load(session, "https://example.com/first")
+        #expect(session.requests.map(\.path) == ["/later"])
+    }
+
+    @Test func nextDataChangedWhileRequestsRunAnswersEachWithAValueThatWasSet() {
+        session.nextData = Data("a".utf8)
+        let bodies = CompletionRecorder<Data?>()
+        DispatchQueue.concurrentPerform(iterations: 200) { [session] iteration in
+            if iteration.isMultiple(of: 2) {
+                session.nextData = Data((iteration.isMultiple(of: 4) ? "a" : "b").utf8)
+            } else {
+                bodies.record(load(session, "https://example.com/\(iteration)").value?.data)
+            }
+        }
+        #expect(bodies.allValues.count == 100)
+        #expect(bodies.allValues.allSatisfy { $0 == Data("a".utf8) || $0 == Data("b".utf8) })
+    }
 }
 
 @Suite("MockURLSessionDataTask")
