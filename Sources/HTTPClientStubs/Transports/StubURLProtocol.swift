@@ -18,6 +18,13 @@ class StubURLProtocol: URLProtocol {
         /// The task that sends a pass-through request.
         var forwarded: URLSessionDataTask?
         /// Set by the first `startLoading`; a later one is the task resumed (see ``ClientThread``).
+        var started = false
+        /// Set while the first `startLoading` runs the exchange: an answer that comes meanwhile
+        /// waits in `answer`, and `startLoading` delivers it.
+        var exchangeRunsHere = false
+        var answer: ExchangeResult?
+        /// Where calls that cannot be made at once go: made inside `startLoading` where the
+        /// platform needs it, otherwise by the first such call (see ``ClientThread``).
         var clientThread: ClientThread?
     }
 
@@ -36,24 +43,37 @@ class StubURLProtocol: URLProtocol {
     }
 
     override func startLoading() {
-        if let resumed = state.withLock({ $0.clientThread }) {
-            resumed.drain()
+        let captured = ClientThread.isMadeInStartLoading ? ClientThread.ofStartLoading(self) : nil
+        let resumed = state.withLock { state -> (isResumed: Bool, clientThread: ClientThread?) in
+            guard !state.started else { return (true, state.clientThread) }
+            state.started = true
+            state.exchangeRunsHere = true
+            state.clientThread = captured
+            return (false, nil)
+        }
+        if resumed.isResumed {
+            resumed.clientThread?.drain()
             return
         }
-        let clientThread = ClientThread.ofStartLoading(self)
-        state.withLock { $0.clientThread = clientThread }
-        clientThread.drain { start(on: clientThread) }
+        start()
+        let answer = state.withLock { state -> ExchangeResult? in
+            state.exchangeRunsHere = false
+            defer { state.answer = nil }
+            return state.answer
+        }
+        if let answer { deliverInStartLoading(answer) }
     }
 
-    /// Resolves the request in the registry and delivers (or forwards) its answer.
-    private func start(on clientThread: ClientThread) {
+    /// Resolves the request in the registry; its answer (or the request to forward) goes to
+    /// ``settle(_:)``.
+    private func start() {
         guard let (registry, behaviour) = ProtocolSlots.shared.lease(of: Self.self) else {
-            failWithoutRegistry(on: clientThread)
+            settle(.deliver(Delivery(request: request, error: failureWithoutRegistry())))
             return
         }
         if task is URLSessionDownloadTask {
             // corelibs traps when a custom protocol finishes a download task: fail before it can.
-            fail(with: Self.downloadUnsupported(request), on: clientThread)
+            settle(.deliver(Delivery(request: request, error: Self.downloadUnsupported(request))))
             return
         }
         let this = Unchecked(self)
@@ -61,35 +81,86 @@ class StubURLProtocol: URLProtocol {
         // `httpBody` nor `httpBodyStream`. Body conditions must say so, not match an empty body.
         let bodyIsHidden = task is URLSessionUploadTask && request.httpBody == nil && request.httpBodyStream == nil
         registry.exchange(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden, cancellation: exchangeCancellation) { result in
-            switch result {
-            case .deliver(let delivery):
-                this.value.deliver(delivery, on: clientThread)
-            case .passthrough(let request):
-                this.value.forward(request, on: clientThread)
-            }
+            this.value.settle(result)
         }
     }
 
-    /// The base class (every slot was taken) or a class whose registry is gone: says which.
-    private func failWithoutRegistry(on clientThread: ClientThread) {
-        guard Self.registrySlot >= 0 else {
-            fail(
-                with: URLError(
-                    .unknown,
-                    userInfo: [
-                        NSLocalizedDescriptionKey:
-                            "More than \(ProtocolSlots.shared.capacity) StubRegistry instances with URLSessions are alive at once: "
-                            + "let registries of finished tests go, or use MockURLSession(stubs:), which has no limit."
-                    ]), on: clientThread)
+    /// Takes the exchange's result: kept for `startLoading` while it runs the exchange,
+    /// otherwise delivered (or forwarded) through the client thread.
+    private func settle(_ result: ExchangeResult) {
+        let keptForStartLoading = state.withLock { state in
+            if state.exchangeRunsHere { state.answer = result }
+            return state.exchangeRunsHere
+        }
+        guard !keptForStartLoading else { return }
+        handle(result, on: clientThreadForCalls())
+    }
+
+    /// The client thread, made now where the platform makes it when first needed.
+    private func clientThreadForCalls() -> ClientThread {
+        state.withLock { state in
+            if let made = state.clientThread { return made }
+            let made = ClientThread.ofStartLoading(self)
+            state.clientThread = made
+            return made
+        }
+    }
+
+    private func handle(_ result: ExchangeResult, on clientThread: ClientThread) {
+        switch result {
+        case .deliver(let delivery):
+            deliver(delivery, on: clientThread)
+        case .passthrough(let request):
+            forward(request, on: clientThread)
+        }
+    }
+
+    /// An answer that came while `startLoading` ran the exchange. This is the thread the
+    /// client is called on, no call was made or queued before, and `stopLoading` cannot come
+    /// between (it is called on this thread too): an answer with nothing to wait for is
+    /// delivered here, in one go. Any other goes the usual way, its calls made before
+    /// `startLoading` returns when they can be.
+    private func deliverInStartLoading(_ result: ExchangeResult) {
+        guard case .deliver(let delivery) = result, !deliversInParts(delivery), !(Self.wait(before: delivery) > 0),
+            delivery.response == nil || delivery.error != nil || !(delivery.downloadTime > 0)
+        else {
+            let clientThread = clientThreadForCalls()
+            clientThread.drain { handle(result, on: clientThread) }
             return
         }
-        fail(
-            with: URLError(
+        let wasStopped = state.withLock { state in
+            defer { state.stopped = true }
+            return state.stopped
+        }
+        if !wasStopped, let client, ClientThread.mayEndLoading(of: task) {
+            if let response = delivery.response, delivery.error == nil {
+                client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+                if let body = delivery.data, !body.isEmpty { client.urlProtocol(self, didLoad: body) }
+                client.urlProtocolDidFinishLoading(self)
+            } else {
+                client.urlProtocol(self, didFailWithError: delivery.error ?? URLError(.badServerResponse))
+            }
+        }
+        delivery.noteDelivered()
+    }
+
+    /// The base class (every slot was taken) or a class whose registry is gone: says which.
+    private func failureWithoutRegistry() -> URLError {
+        guard Self.registrySlot >= 0 else {
+            return URLError(
                 .unknown,
                 userInfo: [
                     NSLocalizedDescriptionKey:
-                        "The StubRegistry of this URLSession no longer exists: keep the registry alive as long as its session."
-                ]), on: clientThread)
+                        "More than \(ProtocolSlots.shared.capacity) StubRegistry instances with URLSessions are alive at once: "
+                        + "let registries of finished tests go, or use MockURLSession(stubs:), which has no limit."
+                ])
+        }
+        return URLError(
+            .unknown,
+            userInfo: [
+                NSLocalizedDescriptionKey:
+                    "The StubRegistry of this URLSession no longer exists: keep the registry alive as long as its session."
+            ])
     }
 
     /// Downloads through a URLProtocol cannot work on Linux; on Apple platforms the same
@@ -105,7 +176,7 @@ class StubURLProtocol: URLProtocol {
     }
 
     override func stopLoading() {
-        guard state.withLock({ $0.clientThread })?.stopEndsLoading(of: task) ?? true else { return }
+        guard ClientThread.stopEndsLoading(of: task) else { return }
         let forwarded = state.withLock { state in
             state.stopped = true
             return state.forwarded
@@ -124,19 +195,14 @@ class StubURLProtocol: URLProtocol {
     private func deliver(_ delivery: Delivery, on clientThread: ClientThread) {
         let body = delivery.data ?? Data()
         let this = Unchecked(self)
-        // The parts first: asking the task takes corelibs' lock, and most bodies are one piece.
-        if !delivery.parts.isEmpty, urlProtocolClientsKeepEveryPiece || task?.readsBodyInChunks == true,
-            let urlResponse = delivery.response
-        {
+        if deliversInParts(delivery), let urlResponse = delivery.response {
             after(delivery.latency) {
                 this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
                 this.value.deliver(delivery.parts[...], of: delivery, on: clientThread)
             }
             return
         }
-        // A body that timed out midway fails when it went quiet (its pauses so far); any
-        // other failure comes after the latency.
-        after(delivery.latency + (delivery.error == nil ? 0 : delivery.downloadTime)) {
+        after(Self.wait(before: delivery)) {
             guard let urlResponse = delivery.response, delivery.error == nil else {
                 this.value.fail(with: delivery.error ?? URLError(.badServerResponse), on: clientThread)
                 delivery.noteDelivered()
@@ -166,6 +232,21 @@ class StubURLProtocol: URLProtocol {
                 delivery.noteDelivered()
             }
         }
+    }
+
+    /// Whether `delivery` goes to the client piece by piece: a body in parts, to a client that
+    /// keeps every piece.
+    private func deliversInParts(_ delivery: Delivery) -> Bool {
+        // The parts first: asking the task takes corelibs' lock, and most bodies are one piece.
+        !delivery.parts.isEmpty && delivery.response != nil
+            && (urlProtocolClientsKeepEveryPiece || task?.readsBodyInChunks == true)
+    }
+
+    /// Seconds before a delivery that is not in parts reaches the client: a body that timed
+    /// out midway fails when it went quiet (its pauses so far); any other answer comes after
+    /// the latency.
+    private static func wait(before delivery: Delivery) -> TimeInterval {
+        delivery.latency + (delivery.error == nil ? 0 : delivery.downloadTime)
     }
 
     /// One `didLoad` per data part, pauses waited out, a failure part ends the transfer; a
@@ -246,7 +327,7 @@ class StubURLProtocol: URLProtocol {
                 return state.stopped
             }
             guard !wasStopped, let client = this.value.client else { return }
-            if last, !clientThread.mayEndLoading(of: this.value.task) { return }
+            if last, !ClientThread.mayEndLoading(of: this.value.task) { return }
             body(client, this.value)
         }
     }
