@@ -28,6 +28,16 @@ final class ClientThread: @unchecked Sendable {
     /// The thread calls are made on, where there is one.
     let thread: Thread?
 
+    /// The calling thread's identity, cheap to read and compare: how the protocol tells that an
+    /// answer came on the thread running its `startLoading`, not on another at the same time.
+    static var currentThreadIdentity: UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+
     #if canImport(FoundationNetworking)
     private struct Mailbox {
         var calls: [@Sendable () -> Void] = []

@@ -19,10 +19,9 @@ class StubURLProtocol: URLProtocol {
         var forwarded: URLSessionDataTask?
         /// Set by the first `startLoading`; a later one is the task resumed (see ``ClientThread``).
         var started = false
-        /// Set while the first `startLoading` runs the exchange: an answer that comes meanwhile
-        /// waits in `answer`, and `startLoading` delivers it.
-        var exchangeRunsHere = false
-        var answer: ExchangeResult?
+        /// The thread running the exchange inside the first `startLoading`, while it does: an
+        /// answer that comes on it is delivered there and then.
+        var exchangeThread: UInt?
         /// Where calls that cannot be made at once go: made inside `startLoading` where the
         /// platform needs it, otherwise by the first such call (see ``ClientThread``).
         var clientThread: ClientThread?
@@ -47,7 +46,7 @@ class StubURLProtocol: URLProtocol {
         let resumed = state.withLock { state -> (isResumed: Bool, clientThread: ClientThread?) in
             guard !state.started else { return (true, state.clientThread) }
             state.started = true
-            state.exchangeRunsHere = true
+            state.exchangeThread = ClientThread.currentThreadIdentity
             state.clientThread = captured
             return (false, nil)
         }
@@ -56,12 +55,7 @@ class StubURLProtocol: URLProtocol {
             return
         }
         start()
-        let answer = state.withLock { state -> ExchangeResult? in
-            state.exchangeRunsHere = false
-            defer { state.answer = nil }
-            return state.answer
-        }
-        if let answer { deliverInStartLoading(answer) }
+        state.withLock { $0.exchangeThread = nil }
     }
 
     /// Resolves the request in the registry; its answer (or the request to forward) goes to
@@ -85,25 +79,36 @@ class StubURLProtocol: URLProtocol {
         }
     }
 
-    /// Takes the exchange's result: kept for `startLoading` while it runs the exchange,
-    /// otherwise delivered (or forwarded) through the client thread.
+    /// Delivers (or forwards) the exchange's result.
+    ///
+    /// An answer that comes inside the first `startLoading`, on its thread, is where the client
+    /// is called, before any other call, and `stopLoading` cannot come between (it is called on
+    /// this thread too): with nothing to wait for, it is delivered here, in one go. Any other
+    /// result goes through the client thread.
     private func settle(_ result: ExchangeResult) {
-        let keptForStartLoading = state.withLock { state in
-            if state.exchangeRunsHere { state.answer = result }
-            return state.exchangeRunsHere
+        let thread = ClientThread.currentThreadIdentity
+        if case .deliver(let delivery) = result, isImmediate(delivery) {
+            let deliversNow = state.withLock { state -> Bool? in
+                guard state.exchangeThread == thread else { return nil }
+                defer { state.stopped = true }
+                return !state.stopped
+            }
+            if let deliversNow {
+                if deliversNow { deliverNow(delivery) }
+                delivery.noteDelivered()
+                return
+            }
         }
-        guard !keptForStartLoading else { return }
-        handle(result, on: clientThreadForCalls())
-    }
-
-    /// The client thread, made now where the platform makes it when first needed.
-    private func clientThreadForCalls() -> ClientThread {
-        state.withLock { state in
-            if let made = state.clientThread { return made }
+        let (clientThread, inStartLoading) = state.withLock { state in
+            let inStartLoading = state.exchangeThread == thread
+            if let made = state.clientThread { return (made, inStartLoading) }
             let made = ClientThread.ofStartLoading(self)
             state.clientThread = made
-            return made
+            return (made, inStartLoading)
         }
+        // Inside `startLoading`, calls that can be made before it returns are.
+        guard inStartLoading else { return handle(result, on: clientThread) }
+        clientThread.drain { handle(result, on: clientThread) }
     }
 
     private func handle(_ result: ExchangeResult, on clientThread: ClientThread) {
@@ -115,33 +120,23 @@ class StubURLProtocol: URLProtocol {
         }
     }
 
-    /// An answer that came while `startLoading` ran the exchange. This is the thread the
-    /// client is called on, no call was made or queued before, and `stopLoading` cannot come
-    /// between (it is called on this thread too): an answer with nothing to wait for is
-    /// delivered here, in one go. Any other goes the usual way, its calls made before
-    /// `startLoading` returns when they can be.
-    private func deliverInStartLoading(_ result: ExchangeResult) {
-        guard case .deliver(let delivery) = result, !deliversInParts(delivery), !(Self.wait(before: delivery) > 0),
-            delivery.response == nil || delivery.error != nil || !(delivery.downloadTime > 0)
-        else {
-            let clientThread = clientThreadForCalls()
-            clientThread.drain { handle(result, on: clientThread) }
+    /// Whether `delivery` has nothing to wait for: no latency, no download time, not in parts.
+    private func isImmediate(_ delivery: Delivery) -> Bool {
+        !(Self.wait(before: delivery) > 0) && (delivery.response == nil || delivery.error != nil || !(delivery.downloadTime > 0))
+            && !deliversInParts(delivery)
+    }
+
+    /// The three calls of an answer (or the one of a failure), made at once: the last call
+    /// ends the loading unless the task is being cancelled, which corelibs ends itself.
+    private func deliverNow(_ delivery: Delivery) {
+        guard let client, ClientThread.mayEndLoading(of: task) else { return }
+        guard let response = delivery.response, delivery.error == nil else {
+            client.urlProtocol(self, didFailWithError: delivery.error ?? URLError(.badServerResponse))
             return
         }
-        let wasStopped = state.withLock { state in
-            defer { state.stopped = true }
-            return state.stopped
-        }
-        if !wasStopped, let client, ClientThread.mayEndLoading(of: task) {
-            if let response = delivery.response, delivery.error == nil {
-                client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
-                if let body = delivery.data, !body.isEmpty { client.urlProtocol(self, didLoad: body) }
-                client.urlProtocolDidFinishLoading(self)
-            } else {
-                client.urlProtocol(self, didFailWithError: delivery.error ?? URLError(.badServerResponse))
-            }
-        }
-        delivery.noteDelivered()
+        client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        if let body = delivery.data, !body.isEmpty { client.urlProtocol(self, didLoad: body) }
+        client.urlProtocolDidFinishLoading(self)
     }
 
     /// The base class (every slot was taken) or a class whose registry is gone: says which.
