@@ -5,9 +5,17 @@ import HTTPClient
 /// later follows no redirect and stores no cookie, and the request leaves its gate's held list.
 ///
 /// A struct around one lock box, whose copies share it: one allocation a task, where a class
-/// holding the box would cost two.
+/// holding the box would cost two. The URLProtocol transport keeps its loading state in the
+/// same box (``withLoadingState(_:)``), so a request through it makes one box, not two.
 package struct ExchangeCancellation: Sendable {
-    private let state = Locked<(isCancelled: Bool, handlers: [@Sendable () -> Void])>((false, []))
+    private struct State {
+        var isCancelled = false
+        var handlers: [@Sendable () -> Void] = []
+        /// Used by `StubURLProtocol` only; a few words for the other transports.
+        var loading = URLProtocolLoadingState()
+    }
+
+    private let state = Locked(State())
 
     package init() {}
 
@@ -22,6 +30,11 @@ package struct ExchangeCancellation: Sendable {
             return state.handlers
         }
         for handler in handlers { handler() }
+    }
+
+    /// Runs `body` with the URLProtocol transport's loading state, under the cancellation's lock.
+    func withLoadingState<Result>(_ body: (inout URLProtocolLoadingState) -> Result) -> Result {
+        state.withLock { body(&$0.loading) }
     }
 
     /// Runs `handler` on cancellation: at once when already cancelled.

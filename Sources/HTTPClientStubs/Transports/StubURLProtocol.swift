@@ -11,25 +11,9 @@ class StubURLProtocol: URLProtocol {
     /// The slot of the registry this class serves; overridden by each slot subclass.
     class var registrySlot: Int { -1 }
 
-    /// What changes while loading, in one box: each box is an allocation per request.
-    private struct LoadingState {
-        /// Set by `stopLoading()` and by the last client call: no client call follows.
-        var stopped = false
-        /// The task that sends a pass-through request.
-        var forwarded: URLSessionDataTask?
-        /// Set by the first `startLoading`; a later one is the task resumed (see ``ClientThread``).
-        var started = false
-        /// The thread running the exchange inside the first `startLoading`, while it does: an
-        /// answer that comes on it is delivered there and then.
-        var exchangeThread: UInt?
-        /// Where calls that cannot be made at once go: made inside `startLoading` where the
-        /// platform needs it, otherwise by the first such call (see ``ClientThread``).
-        var clientThread: ClientThread?
-    }
-
-    private let state = Locked(LoadingState())
-    /// Cancelled by `stopLoading()`: a held answer lets go of the request.
-    private let exchangeCancellation = ExchangeCancellation()
+    /// What changes while loading, with the exchange's cancellation in one lock box: each box
+    /// is an allocation per request.
+    private let state = ExchangeCancellation()
 
     override class func canInit(with request: URLRequest) -> Bool {
         // Every request of a stubbed session belongs to its registry; none reaches the network
@@ -43,7 +27,7 @@ class StubURLProtocol: URLProtocol {
 
     override func startLoading() {
         let captured = ClientThread.isMadeInStartLoading ? ClientThread.ofStartLoading(self) : nil
-        let resumed = state.withLock { state -> (isResumed: Bool, clientThread: ClientThread?) in
+        let resumed = state.withLoadingState { state -> (isResumed: Bool, clientThread: ClientThread?) in
             guard !state.started else { return (true, state.clientThread) }
             state.started = true
             state.exchangeThread = ClientThread.currentThreadIdentity
@@ -55,7 +39,7 @@ class StubURLProtocol: URLProtocol {
             return
         }
         start()
-        state.withLock { $0.exchangeThread = nil }
+        state.withLoadingState { $0.exchangeThread = nil }
     }
 
     /// Resolves the request in the registry; its answer (or the request to forward) goes to
@@ -74,7 +58,7 @@ class StubURLProtocol: URLProtocol {
         // An upload task's body stays inside the session: the protocol's request has neither
         // `httpBody` nor `httpBodyStream`. Body conditions must say so, not match an empty body.
         let bodyIsHidden = task is URLSessionUploadTask && request.httpBody == nil && request.httpBodyStream == nil
-        registry.exchange(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden, cancellation: exchangeCancellation) { result in
+        registry.exchange(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden, cancellation: state) { result in
             this.value.settle(result)
         }
     }
@@ -88,7 +72,7 @@ class StubURLProtocol: URLProtocol {
     private func settle(_ result: ExchangeResult) {
         let thread = ClientThread.currentThreadIdentity
         if case .deliver(let delivery) = result, isImmediate(delivery) {
-            let deliversNow = state.withLock { state -> Bool? in
+            let deliversNow = state.withLoadingState { state -> Bool? in
                 guard state.exchangeThread == thread else { return nil }
                 defer { state.stopped = true }
                 return !state.stopped
@@ -99,7 +83,7 @@ class StubURLProtocol: URLProtocol {
                 return
             }
         }
-        let (clientThread, inStartLoading) = state.withLock { state in
+        let (clientThread, inStartLoading) = state.withLoadingState { state in
             let inStartLoading = state.exchangeThread == thread
             if let made = state.clientThread { return (made, inStartLoading) }
             let made = ClientThread.ofStartLoading(self)
@@ -172,12 +156,12 @@ class StubURLProtocol: URLProtocol {
 
     override func stopLoading() {
         guard ClientThread.stopEndsLoading(of: task) else { return }
-        let forwarded = state.withLock { state in
+        let forwarded = state.withLoadingState { state in
             state.stopped = true
             return state.forwarded
         }
         forwarded?.cancel()
-        exchangeCancellation.cancel()
+        state.cancel()
     }
 
     // MARK: Delivering
@@ -247,7 +231,7 @@ class StubURLProtocol: URLProtocol {
     /// One `didLoad` per data part, pauses waited out, a failure part ends the transfer; a
     /// stopped load schedules nothing more.
     private func deliver(_ parts: ArraySlice<StreamPart>, of delivery: Delivery, on clientThread: ClientThread) {
-        guard !state.withLock({ $0.stopped }) else { return }
+        guard !state.withLoadingState({ $0.stopped }) else { return }
         let this = Unchecked(self)
         var rest = parts
         while let part = rest.popFirst() {
@@ -287,7 +271,7 @@ class StubURLProtocol: URLProtocol {
             }
             // Publish the task and read the flag under the lock stopLoading sets the flag and
             // reads the task under: one of the two always sees the other.
-            let stopped = this.value.state.withLock { state in
+            let stopped = this.value.state.withLoadingState { state in
                 state.forwarded = task
                 return state.stopped
             }
@@ -317,7 +301,7 @@ class StubURLProtocol: URLProtocol {
     ) {
         let this = Unchecked(self)
         clientThread.perform {
-            let wasStopped = this.value.state.withLock { state in
+            let wasStopped = this.value.state.withLoadingState { state in
                 defer { if last { state.stopped = true } }
                 return state.stopped
             }
@@ -326,6 +310,22 @@ class StubURLProtocol: URLProtocol {
             body(client, this.value)
         }
     }
+}
+
+/// What changes while a ``StubURLProtocol`` loads; kept in its ``ExchangeCancellation``'s box.
+struct URLProtocolLoadingState {
+    /// Set by `stopLoading()` and by the last client call: no client call follows.
+    var stopped = false
+    /// The task that sends a pass-through request.
+    var forwarded: URLSessionDataTask?
+    /// Set by the first `startLoading`; a later one is the task resumed (see ``ClientThread``).
+    var started = false
+    /// The thread running the exchange inside the first `startLoading`, while it does: an
+    /// answer that comes on it is delivered there and then.
+    var exchangeThread: UInt?
+    /// Where calls that cannot be made at once go: made inside `startLoading` where the
+    /// platform needs it, otherwise by the first such call (see ``ClientThread``).
+    var clientThread: ClientThread?
 }
 
 /// Hands a non-Sendable Foundation object to a background closure. Used only for URLProtocol
