@@ -31,11 +31,8 @@ final class ClientThread: @unchecked Sendable {
     /// The calling thread's identity, cheap to read and compare: how the protocol tells that an
     /// answer came on the thread running its `startLoading`, not on another at the same time.
     static var currentThreadIdentity: UInt {
-        #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
-        #else
-        UInt(pthread_self())
-        #endif
+        // `pthread_t` is an integer on Linux and a pointer on Darwin, one word on both.
+        unsafeBitCast(pthread_self(), to: UInt.self)
     }
 
     #if canImport(FoundationNetworking)
