@@ -32,7 +32,7 @@ final class ClientThread: @unchecked Sendable {
     /// answer came on the thread running its `startLoading`, not on another at the same time.
     static var currentThreadIdentity: UInt {
         // `pthread_t` is an integer on Linux and a pointer on Darwin, one word on both.
-        unsafeBitCast(pthread_self(), to: UInt.self)
+        withUnsafeBytes(of: pthread_self()) { $0.load(as: UInt.self) }
     }
 
     #if canImport(FoundationNetworking)
