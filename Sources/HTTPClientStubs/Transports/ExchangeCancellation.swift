@@ -1,12 +1,13 @@
+import Foundation
 import HTTPClient
 
-/// Tells an exchange that its task was cancelled (a `MockURLSessionDataTask` cancelled, a
+/// Cancels an exchange from its transport (a `MockURLSessionDataTask` cancelled, a
 /// URLProtocol stopped), so what is still to come has no effect: a held response released
 /// later follows no redirect and stores no cookie, and the request leaves its gate's held list.
 ///
 /// A struct whose copies share one store: a lock box of its own (one allocation), or the
-/// locked state of the task it belongs to (``ExchangeCancellation/Store``), which then
-/// allocates nothing for it.
+/// locked state of the task or protocol it belongs to (``ExchangeCancellation/Store``), which
+/// then allocates nothing for it.
 package struct ExchangeCancellation: Sendable {
     /// Whether the exchange was cancelled, and what to run when it is.
     package struct State: Sendable {
@@ -21,11 +22,22 @@ package struct ExchangeCancellation: Sendable {
         func withCancellationState<Result>(_ body: (inout State) -> Result) -> Result
     }
 
+    /// A transport's locked state that keeps the cancellation's beside its own: a `Locked` box
+    /// of it is a ``Store``.
+    package protocol Holder: Sendable {
+        var cancellation: State { get set }
+    }
+
+    /// The state of a cancellation with a box of its own.
+    private struct Alone: Holder {
+        var cancellation = State()
+    }
+
     private let store: any Store
 
     /// A cancellation with a lock box of its own.
     package init() {
-        store = Locked(State())
+        store = Locked(Alone())
     }
 
     /// A cancellation kept in `store` (a task's own locked state).
@@ -56,8 +68,8 @@ package struct ExchangeCancellation: Sendable {
     }
 }
 
-extension Locked: ExchangeCancellation.Store where Value == ExchangeCancellation.State {
+extension Locked: ExchangeCancellation.Store where Value: ExchangeCancellation.Holder {
     package func withCancellationState<Result>(_ body: (inout ExchangeCancellation.State) -> Result) -> Result {
-        withLock(body)
+        withLock { body(&$0.cancellation) }
     }
 }

@@ -7,7 +7,7 @@ import HTTPClient
 /// Like a real task, it never completes if it is never resumed, and ``cancel()`` before it has
 /// completed delivers `URLError(.cancelled)`. An answer held by a ``HeldResponse`` is delivered
 /// inside `release()`, if the task was resumed by then.
-public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, ExchangeCancellation.Store, Sendable {
+public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable {
     private enum Phase: Sendable {
         /// Not handed out yet, or its answer is held.
         case waiting
@@ -19,7 +19,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, ExchangeC
         case finished
     }
 
-    private struct State: Sendable {
+    private struct State: ExchangeCancellation.Holder {
         var resumeCount = 0
         var cancelWasCalled = false
         var phase = Phase.waiting
@@ -34,7 +34,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, ExchangeC
 
     private let state = Locked(State())
     /// Cancelled with the task: its exchange stops where it is (a held answer lets go).
-    var exchangeCancellation: ExchangeCancellation { ExchangeCancellation(sharing: self) }
+    var exchangeCancellation: ExchangeCancellation { ExchangeCancellation(sharing: state) }
 
     /// Creates a task. Assign it to ``MockURLSession/nextDataTask`` to give it to the next request.
     public init() {}
@@ -85,11 +85,6 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, ExchangeC
     }
 
     // MARK: Engine
-
-    /// The state of ``exchangeCancellation``, under the task's lock.
-    package func withCancellationState<Result>(_ body: (inout ExchangeCancellation.State) -> Result) -> Result {
-        state.withLock { body(&$0.cancellation) }
-    }
 
     /// Hands the task out for `request`: `completion` receives what the session decides,
     /// once the task is resumed.

@@ -88,6 +88,23 @@ struct CookieAndTimeoutTests {
         #expect(stubs.requests.map { $0.headers["Cookie"] } == ["mine=1"])
     }
 
+    /// The accept policy decides what is stored, not what is sent: a session that accepts no
+    /// cookies still sends those already in its storage, so the cookie step cannot be skipped
+    /// for it.
+    @Test(arguments: StubTransport.allCases)
+    func aSessionThatAcceptsNoCookiesStillSendsTheStoredOnes(_ transport: StubTransport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/me").respond(.text("ada"))
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieAcceptPolicy = .never
+        let session = transport.session(stubs, configuration: configuration)
+        let cookie = try #require(
+            HTTPCookie(properties: [.name: "sid", .value: "by-hand", .domain: "h", .path: "/", .originURL: testURL("https://h/")]))
+        configuration.httpCookieStorage?.setCookie(cookie)
+        _ = try await session.data(for: URLRequest(url: testURL("https://h/me")))
+        #expect(stubs.requests.map { $0.headers["Cookie"] } == ["sid=by-hand"])
+    }
+
     @Test func everyCookieOfAResponseIsStored() async throws {
         let stubs = StubRegistry()
         var headers: HTTPHeaders = [:]
