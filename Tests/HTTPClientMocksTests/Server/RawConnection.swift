@@ -218,3 +218,23 @@ func offThePool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value)
         thread.start()
     }
 }
+
+extension StubServer {
+    /// A server for `stubs`, on loopback and an ephemeral port, with the configuration's
+    /// defaults changed by `adjust`: how the server suites start theirs.
+    static func serving(
+        _ stubs: StubRegistry, _ adjust: (inout StubServer.Configuration) -> Void = { _ in }
+    ) throws -> StubServer {
+        var configuration = StubServer.Configuration()
+        adjust(&configuration)
+        return try StubServer(stubs, configuration: configuration)
+    }
+
+    /// Whether `GET /a` on a new connection is still answered with "A", the stub the hostile
+    /// input suites register: the server kept serving after what a test threw at it.
+    func stillServes() throws -> Bool {
+        let connection = try RawConnection(port: port)
+        connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        return try connection.readResponse().text == "A"
+    }
+}

@@ -20,16 +20,7 @@ struct StubServerAttackTests {
     }
 
     private func server(_ adjust: (inout StubServer.Configuration) -> Void = { _ in }) throws -> StubServer {
-        var configuration = StubServer.Configuration()
-        adjust(&configuration)
-        return try StubServer(stubs, configuration: configuration)
-    }
-
-    /// Whether a well-formed request on a new connection is still answered.
-    private func stillServes(_ server: StubServer) throws -> Bool {
-        let connection = try RawConnection(port: server.port)
-        connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
-        return try connection.readResponse().text == "A"
+        try StubServer.serving(stubs, adjust)
     }
 
     // MARK: - Memory: answers nobody reads
@@ -64,7 +55,7 @@ struct StubServerAttackTests {
         }
         #expect(answers == Array(repeating: [200, 1_048_576], count: 100))
         connection.disconnect()
-        #expect(try stillServes(server))
+        #expect(try server.stillServes())
     }
 
     /// A client slower to read than the read timeout: while the server waits for it to take
@@ -103,7 +94,7 @@ struct StubServerAttackTests {
         let read = try await offThePool { connection.readUntilClosed() }
         #expect(read.ended)
         #expect(read.count < 100 * 256 * 1024)
-        #expect(try stillServes(server))
+        #expect(try server.stillServes())
     }
 
     // MARK: - Leniency in the request head
@@ -132,7 +123,7 @@ struct StubServerAttackTests {
         let response = try connection.readResponse()
         #expect(response.status == 400)
         #expect(connection.isClosedByServer())
-        #expect(try stillServes(server))
+        #expect(try server.stillServes())
     }
 
     /// RFC 9112 §3.2: a server must answer 400 to a request whose Host is not a valid
@@ -160,7 +151,7 @@ struct StubServerAttackTests {
         #expect(try connection.readResponse().status == status)
         #expect(connection.isClosedByServer())
         #expect(stubs.requests.isEmpty)
-        #expect(try stillServes(server))
+        #expect(try server.stillServes())
     }
 
     /// A NUL or another control byte in the target or a header value is a 400, never a request.
@@ -242,7 +233,7 @@ struct StubServerAttackTests {
             return statuses
         }
         #expect(statuses == [200: 12, 503: 88])
-        #expect(try stillServes(server))
+        #expect(try server.stillServes())
     }
 
     /// Clients that send two pipelined requests and vanish with a reset leave the server serving.
@@ -257,7 +248,7 @@ struct StubServerAttackTests {
                 connection.disconnect()
             }
         }
-        #expect(try stillServes(server))
+        #expect(try server.stillServes())
     }
 
     // MARK: - Lifecycle under traffic
@@ -290,7 +281,7 @@ struct StubServerAttackTests {
         configuration.port = port
         let again = try StubServer(stubs, configuration: configuration)
         defer { again.stop() }
-        #expect(try stillServes(again))
+        #expect(try again.stillServes())
     }
 
     /// The article's own example logs with `print`; one log call that cannot finish (a standard

@@ -12,9 +12,7 @@ struct StubServerHTTPTests {
     let failures = CollectedFailures()
 
     private func server(_ stubs: StubRegistry, _ adjust: (inout StubServer.Configuration) -> Void = { _ in }) throws -> StubServer {
-        var configuration = StubServer.Configuration()
-        adjust(&configuration)
-        return try StubServer(stubs, configuration: configuration)
+        try StubServer.serving(stubs, adjust)
     }
 
     @Test func aConnectionStaysOpenForTheNextRequest() async throws {

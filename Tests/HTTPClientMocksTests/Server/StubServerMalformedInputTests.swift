@@ -19,16 +19,7 @@ struct StubServerMalformedInputTests {
     }
 
     private func server(_ adjust: (inout StubServer.Configuration) -> Void = { _ in }) throws -> StubServer {
-        var configuration = StubServer.Configuration()
-        adjust(&configuration)
-        return try StubServer(stubs, configuration: configuration)
-    }
-
-    /// Whether a well-formed request on a new connection is still answered.
-    private func stillServes(_ server: StubServer) throws -> Bool {
-        let connection = try RawConnection(port: server.port)
-        connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
-        return try connection.readResponse().text == "A"
+        try StubServer.serving(stubs, adjust)
     }
 
     private func refusal(_ bytes: Data, by server: StubServer) throws -> (status: Int, closed: Bool) {
@@ -45,7 +36,7 @@ struct StubServerMalformedInputTests {
         connection.send("GET /a HTTP/1.1\r\nHo")
         connection.disconnect()
 
-        #expect(try stillServes(server))
+        #expect(try server.stillServes())
         #expect(stubs.requests.count == 1)
     }
 
@@ -65,7 +56,7 @@ struct StubServerMalformedInputTests {
         let text = "POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\(size)\r\nabc\r\n0\r\n\r\n"
         let refused = try refusal(Data(text.utf8), by: server)
         #expect(refused.status == status && refused.closed)
-        #expect(try stillServes(server))
+        #expect(try server.stillServes())
     }
 
     @Test func aSmuggledRequestNeverReachesTheStubs() throws {
@@ -104,7 +95,7 @@ struct StubServerMalformedInputTests {
         let slow = try RawConnection(port: server.port)
         slow.send("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
 
-        #expect(try stillServes(server))
+        #expect(try server.stillServes())
         #expect(try slow.readResponse().status == 408)
         #expect(slow.isClosedByServer())
         #expect(stubs.requests.count == 1)
@@ -127,7 +118,7 @@ struct StubServerMalformedInputTests {
         }
         #expect(refusals.allSatisfy { [400, 505].contains($0.0) && $0.1 })
         #expect(refusals.count == 100)
-        #expect(try stillServes(server))
+        #expect(try server.stillServes())
         #expect(stubs.requests.count == 1)
     }
 }
