@@ -11,6 +11,16 @@ struct HTTPHeadersTests {
         #expect(headers["Missing"] == nil)
     }
 
+    @Test func foldingForLookupLowersASCIICapitalsAndLeavesEveryOtherByte() {
+        #expect("X-Request-ID".asciiLowercased == "x-request-id")
+        // Non-ASCII letters keep their case (`lowercased()` would fold them), whole.
+        #expect("X-ÜBER-Ä".asciiLowercased == "x-Über-Ä")
+        #expect("already-lower".asciiLowercased == "already-lower")
+        #expect("".asciiLowercased == "")
+        // A substring (not contiguous from the start of its string) folds the same.
+        #expect("Name: ABC".dropFirst(6).asciiLowercased == "abc")
+    }
+
     @Test func repeatedFieldsAreKeptInOrderAndJoined() {
         var headers: HTTPHeaders = [:]
         headers.add(name: "Set-Cookie", value: "a=1")

@@ -162,7 +162,11 @@ extension StringProtocol {
     package var asciiLowercased: String {
         let folded = utf8.withContiguousStorageIfAvailable { bytes -> String? in
             guard bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return nil }
-            return String(decoding: bytes.map(asciiLowercase), as: UTF8.self)
+            // Written into the string's own storage: no array in between.
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for (index, byte) in bytes.enumerated() { buffer[index] = asciiLowercase(byte) }
+                return bytes.count
+            }
         }
         if let folded { return folded ?? String(self) }
         guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(self) }
