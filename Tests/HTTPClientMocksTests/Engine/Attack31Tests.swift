@@ -314,6 +314,139 @@ struct Attack31Tests {
         #expect(failures.outcomes.isEmpty)
     }
 
+    // MARK: More attacks: what a completion sees, delegates, invalidation, the mock task
+
+    @Test func theLogHoldsAnImmediateAnswersPathParametersAndSourceWhenItsCompletionRuns() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/item/{id}").respond(.text("ok"))
+        let session = stubs.makeURLSession()
+        let recorder = OutcomeRecorder()
+        for index in 0..<50 {
+            session.dataTask(with: testURL("https://h/item/\(index)")) { _, _, _ in
+                let logged = stubs.requests.first { $0.path == "/item/\(index)" }
+                recorder.record(index, "\(logged?.pathParameters["id"] ?? "none") \(logged?.answerSource.map { "\($0)" } ?? "none")")
+            }.resume()
+        }
+        try await recorder.waitUntil(count: 50)
+        #expect(recorder.outcomes == Dictionary(uniqueKeysWithValues: (0..<50).map { ($0, ["\($0) a stub"]) }))
+    }
+
+    @Test func immediateFailuresCancelledRightAfterResumeEachEndOnce() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/item").respond(.error(URLError(.notConnectedToInternet)))
+        let outcomes = await Self.run(Self.concurrentRequests, on: stubs.makeURLSession(), path: "/item") { index, task in
+            task.resume()
+            if index.isMultiple(of: 2) { task.cancel() }
+        }
+        let failure = "error \(URLError(.notConnectedToInternet))"
+        #expect(outcomes.count == Self.concurrentRequests)
+        #expect(outcomes.values.allSatisfy { $0.count == 1 && ($0[0] == "cancelled" || $0[0].hasPrefix("error")) })
+        #expect(outcomes.filter { !$0.key.isMultiple(of: 2) }.values.allSatisfy { $0[0] != "cancelled" }, "\(failure)")
+    }
+
+    @Test func immediateRedirectsCancelledRightAfterResumeEachEndOnce() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/from").respond(.status(302, headers: ["Location": "/to"]))
+        stubs.stub(.get, "/to").respond(.text("ok"))
+        let outcomes = await Self.run(Self.concurrentRequests, on: stubs.makeURLSession(), path: "/from") { index, task in
+            task.resume()
+            if index.isMultiple(of: 2) { task.cancel() }
+        }
+        Self.expectEachEndedOnce(outcomes, cancelledMayAlsoBe: "ok")
+    }
+
+    @Test func aDelegateThatCancelsTasksOnTheResponseOfImmediateAnswersGetsOneCompletionPerTask() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/item").respond(.text("ok"))
+        let configuration = URLSessionConfiguration.ephemeral
+        stubs.install(in: configuration)
+        let delegate = CancellingDelegate()
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        for index in 0..<Self.concurrentRequests {
+            let task = session.dataTask(with: testURL("https://h/item?i=\(index)"))
+            task.taskDescription = "\(index)"
+            task.resume()
+        }
+        try await delegate.completions.waitUntil(count: Self.concurrentRequests)
+        #expect(delegate.completions.outcomes.count == Self.concurrentRequests)
+        #expect(delegate.completions.outcomes.values.allSatisfy { $0 == ["cancelled"] || $0 == ["finished"] })
+        session.invalidateAndCancel()
+    }
+
+    @Test func invalidateAndCancelWithHundredsOfImmediateAnswersInFlightEndsEachTaskOnce() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/item").respond(.text("ok"))
+        let session = stubs.makeURLSession()
+        let recorder = OutcomeRecorder()
+        // corelibs traps on a task made after invalidation: every task is made first.
+        let tasks = (0..<Self.concurrentRequests).map { index in
+            session.dataTask(with: testURL("https://h/item?i=\(index)")) { data, _, error in
+                recorder.record(index, Self.outcome(data, error))
+            }
+        }
+        for (index, task) in tasks.enumerated() {
+            task.resume()
+            if index == tasks.count / 2 { session.invalidateAndCancel() }
+        }
+        try await recorder.waitUntil(count: tasks.count)
+        let outcomes = recorder.outcomes
+        #expect(outcomes.count == Self.concurrentRequests)
+        #expect(outcomes.values.allSatisfy { $0.count == 1 && ["ok", "cancelled"].contains($0[0]) })
+    }
+
+    @Test func aMockTaskResumedAndCancelledFromManyThreadsAtOnceCompletesOnce() async throws {
+        let session = MockURLSession()
+        session.nextData = Data("ok".utf8)
+        let recorder = OutcomeRecorder()
+        let tasks = (0..<Self.concurrentRequests).map { index in
+            session.makeDataTask(with: URLRequest(url: testURL("https://h/\(index)"))) { data, _, error in
+                recorder.record(index, Self.outcome(data, error))
+            }
+        }
+        DispatchQueue.concurrentPerform(iterations: tasks.count * 4) { turn in
+            let task = tasks[turn / 4]
+            if turn.isMultiple(of: 2) { task.resume() } else { task.cancel() }
+        }
+        #expect(recorder.outcomes.count == tasks.count)
+        #expect(recorder.outcomes.values.allSatisfy { $0 == ["ok"] || $0 == ["cancelled"] })
+    }
+
+    @Test func heldMockTasksCancelledFromManyThreadsWhileReleasedCompleteOnceEach() async throws {
+        let stubs = StubRegistry()
+        let gate = HeldResponse()
+        stubs.stub(.get, "/item/{n}").respond(.text("ok").held(by: gate))
+        let session = MockURLSession(stubs: stubs)
+        let recorder = OutcomeRecorder()
+        let tasks = (0..<Self.concurrentRequests).map { index in
+            session.makeDataTask(with: URLRequest(url: testURL("https://h/item/\(index)"))) { data, _, error in
+                recorder.record(index, Self.outcome(data, error))
+            }
+        }
+        for task in tasks { task.resume() }
+        DispatchQueue.concurrentPerform(iterations: tasks.count + 1) { turn in
+            if turn == tasks.count / 2 { gate.release() }
+            if turn < tasks.count, turn.isMultiple(of: 2) { tasks[turn].cancel() }
+        }
+        #expect(recorder.outcomes.count == tasks.count)
+        #expect(recorder.outcomes.values.allSatisfy { $0 == ["ok"] || $0 == ["cancelled"] })
+        #expect(recorder.outcomes.filter { !$0.key.isMultiple(of: 2) }.values.allSatisfy { $0 == ["ok"] })
+    }
+
+    @Test func aQueuedHeldAnswerReleasedAfterRemoveAllRecordsLeavesNoCallNorRequestBehind() async throws {
+        let session = MockURLSession()
+        let gate = HeldResponse()
+        session.enqueue(.text("held").held(by: gate))
+        let recorder = OutcomeRecorder()
+        session.makeDataTask(with: URLRequest(url: testURL("https://h/held"))) { data, _, error in
+            recorder.record(0, Self.outcome(data, error))
+        }.resume()
+        session.removeAllRecords()
+        gate.release()
+        #expect(recorder.outcomes == [0: ["held"]])
+        #expect(session.requests.isEmpty)
+        #expect(session.queuedAnswers.calls.isEmpty)
+    }
+
     // MARK: Helpers
 
     /// Makes `count` tasks for `path` on `session` (query `i=index`), has `drive` resume (and
@@ -377,5 +510,30 @@ private final class OutcomeRecorder: @unchecked Sendable {
             }
             if done { continuation.resume() }
         }
+    }
+}
+
+/// A delegate that cancels every task on its response (corelibs ignores the response
+/// disposition of a URLProtocol's task, so it cancels the task itself), and records how each ended.
+// @unchecked: its recorders lock themselves.
+private final class CancellingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    let completions = OutcomeRecorder()
+    let bodies = OutcomeRecorder()
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        dataTask.cancel()
+        completionHandler(.cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        bodies.record(Int(dataTask.taskDescription ?? "") ?? -1, String(decoding: data, as: UTF8.self))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let outcome = error.map { (($0 as? URLError)?.code == .cancelled) ? "cancelled" : "error \($0)" } ?? "finished"
+        completions.record(Int(task.taskDescription ?? "") ?? -1, outcome)
     }
 }
