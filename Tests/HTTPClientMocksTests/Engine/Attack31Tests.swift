@@ -135,6 +135,30 @@ struct Attack31Tests {
         #expect(stubs.requests.last?.headers["Cookie"] == "session=abc")
     }
 
+    @Test func aCookieFromAnImmediateAnswerIsSentOnARequestMadeFromItsCompletionHandler() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/login").respond(.status(200, headers: ["Set-Cookie": "session=abc; Path=/"]))
+        stubs.stub(.get, "/me").respond(.text("me"))
+        let session = stubs.makeURLSession()
+        let recorder = OutcomeRecorder()
+        session.dataTask(with: testURL("https://h.example/login")) { _, _, _ in
+            session.dataTask(with: testURL("https://h.example/me")) { data, _, error in recorder.record(0, Self.outcome(data, error)) }
+                .resume()
+        }.resume()
+        try await recorder.waitUntil(count: 1)
+        #expect(stubs.requests.last?.headers["Cookie"] == "session=abc")
+    }
+
+    @Test func aCookieFromAnImmediateRedirectIsSentOnTheRedirectedRequest() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/login").respond(.status(302, headers: ["Set-Cookie": "session=abc; Path=/", "Location": "/me"]))
+        stubs.stub(.get, "/me").respond(.text("me"))
+        let session = stubs.makeURLSession()
+        let (data, _) = try await session.data(from: testURL("https://h.example/login"))
+        #expect(String(decoding: data, as: UTF8.self) == "me")
+        #expect(stubs.requests.last?.headers["Cookie"] == "session=abc")
+    }
+
     // MARK: Lazily gathered headers, read from many threads
 
     @Test func oneRecordedRequestsHeadersReadFromManyThreadsAtOnceAreTheSameEverywhere() async throws {
@@ -445,6 +469,61 @@ struct Attack31Tests {
         #expect(recorder.outcomes == [0: ["held"]])
         #expect(session.requests.isEmpty)
         #expect(session.queuedAnswers.calls.isEmpty)
+    }
+
+    @Test func cannedAnswersCountsEveryRequestWhileNextDataIsChangedFromOtherThreads() async throws {
+        let failures = OutcomeRecorder()
+        let stubs = StubRegistry(reporting: .custom { message, _ in failures.record(failures.outcomes.count, message) })
+        let session = MockURLSession(stubs: stubs)
+        session.nextData = Data("first".utf8)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for round in 0..<50 {
+                if worker < 2 {
+                    session.nextData = Data("value \(worker) \(round)".utf8)
+                } else {
+                    session.makeDataTask(with: URLRequest(url: testURL("https://h/\(worker)/\(round)"))) { _, _, _ in }.resume()
+                }
+            }
+        }
+        #expect(session.cannedAnswers.calls.count == 300)
+        #expect(stubs.verify(session.cannedAnswers, requested: .exactly(300)))
+        #expect(failures.outcomes.isEmpty)
+    }
+
+    @Test func requestsMatchedByTheirHeaderFromManyThreadsThroughARealSessionEachReachTheirOwnStub() async throws {
+        let stubs = StubRegistry()
+        for index in 0..<20 { stubs.stub(where: .header("X-Index", "\(index)")).respond(.text("\(index)")) }
+        let session = stubs.makeURLSession()
+        let recorder = OutcomeRecorder()
+        for index in 0..<Self.concurrentRequests {
+            var request = URLRequest(url: testURL("https://h/item"))
+            request.setValue("\(index % 20)", forHTTPHeaderField: "X-Index")
+            session.dataTask(with: request) { data, _, error in recorder.record(index, Self.outcome(data, error)) }.resume()
+        }
+        try await recorder.waitUntil(count: Self.concurrentRequests)
+        #expect(recorder.outcomes == Dictionary(uniqueKeysWithValues: (0..<Self.concurrentRequests).map { ($0, ["\($0 % 20)"]) }))
+        #expect(stubs.requests.allSatisfy { $0.headers["X-Index"] != nil })
+    }
+
+    /// Found by this attack, not made by this stop: sequence numbers restart at 0 when the log
+    /// is emptied, while a stub's `calls` keep theirs, so `verifyOrder` compares numbers from
+    /// before and after the reset. Severity: medium (a false failure, or a false pass when the
+    /// order really was wrong).
+    @Test func verifyOrderHoldsForAStubRequestedAfterRemoveAllRecords() async throws {
+        let failures = OutcomeRecorder()
+        let stubs = StubRegistry(reporting: .custom { message, _ in failures.record(failures.outcomes.count, message) })
+        let first = stubs.stub(.get, "/first").respond(.text("1"))
+        let second = stubs.stub(.get, "/second").respond(.text("2"))
+        let session = MockURLSession(stubs: stubs)
+        stubs.stub(.get, "/other").respond(.text("o"))
+        for path in ["/other", "/other", "/first"] {
+            session.makeDataTask(with: URLRequest(url: testURL("https://h\(path)"))) { _, _, _ in }.resume()
+        }
+        session.removeAllRecords()
+        session.makeDataTask(with: URLRequest(url: testURL("https://h/second"))) { _, _, _ in }.resume()
+        withKnownIssue("the numbers restart with the log: /second (0) reads as before /first (2)") {
+            #expect(stubs.verifyOrder(first, second))
+        }
     }
 
     // MARK: Helpers
