@@ -201,6 +201,29 @@ struct Attack31Tests {
         #expect(stubs.requests.count == 200)
     }
 
+    @Test func computedAnswersReadingTheirRequestsHeadersWhileReportsAndReadersDoAnswerEachItsOwn() async throws {
+        let reports = OutcomeRecorder()
+        let stubs = StubRegistry(reporting: .custom { message, _ in reports.record(reports.outcomes.count, message) })
+        stubs.stub(.get, "/item").respond(.computed { .text($0.headers["X-Index"] ?? "none") })
+        let session = stubs.makeURLSession()
+        let recorder = OutcomeRecorder()
+        for index in 0..<Self.concurrentRequests {
+            var request = URLRequest(url: testURL(index.isMultiple(of: 4) ? "https://h/missing" : "https://h/item"))
+            request.setValue("\(index)", forHTTPHeaderField: "X-Index")
+            session.dataTask(with: request) { data, _, error in recorder.record(index, Self.outcome(data, error)) }.resume()
+            if index.isMultiple(of: 10) { _ = stubs.requests.map { $0.headers["X-Index"] } }
+        }
+        try await recorder.waitUntil(count: Self.concurrentRequests)
+        for (index, ends) in recorder.outcomes {
+            if index.isMultiple(of: 4) {
+                #expect(ends.count == 1 && ends[0].hasPrefix("error"), "request \(index): \(ends)")
+            } else {
+                #expect(ends == ["\(index)"])
+            }
+        }
+        #expect(stubs.unmatchedRequests.map { $0.request.headers["X-Index"] ?? "none" }.sorted() == (0..<50).map { "\($0 * 4)" }.sorted())
+    }
+
     // MARK: The log emptied while requests are in flight
 
     @Test func aHeldRequestAnsweredAfterRemoveAllRecordsNeitherReturnsToTheLogNorTakesALaterRequestsPlace() async throws {
