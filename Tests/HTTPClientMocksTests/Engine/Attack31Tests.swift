@@ -254,6 +254,16 @@ struct Attack31Tests {
         #expect(stubs.requests.map(\.path) == ["/later/0", "/later/1", "/later/2"])
     }
 
+    @Test func aRealSessionsImmediateAnswerWhoseOnRequestResetsTheLogLeavesOnlyTheLaterRequest() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/first").respond(.text("first")).onRequest { _ in stubs.reset() }
+        let session = stubs.makeURLSession()
+        _ = try await session.data(from: testURL("https://h/first"))
+        stubs.stub(.get, "/later").respond(.text("later"))
+        _ = try await session.data(from: testURL("https://h/later"))
+        #expect(stubs.requests.map(\.path) == ["/later"])
+    }
+
     @Test func removeAllRecordsRacingRequestsNeverShowsARequestTwiceNorLosesOneMadeAfterTheLastReset() async throws {
         let session = MockURLSession()
         session.nextData = Data("ok".utf8)
