@@ -28,13 +28,6 @@ final class ClientThread: @unchecked Sendable {
     /// The thread calls are made on, where there is one.
     let thread: Thread?
 
-    /// The calling thread's identity, cheap to read and compare: how the protocol tells that an
-    /// answer came on the thread running its `startLoading`, not on another at the same time.
-    static var currentThreadIdentity: UInt {
-        // `pthread_t` is an integer on Linux and a pointer on Darwin, one word on both.
-        withUnsafeBytes(of: pthread_self()) { $0.load(as: UInt.self) }
-    }
-
     #if canImport(FoundationNetworking)
     private struct Mailbox {
         var calls: [@Sendable () -> Void] = []
@@ -56,15 +49,10 @@ final class ClientThread: @unchecked Sendable {
         self.task = task
     }
 
-    /// The strategy of this platform for `urlProtocol`. It captures nothing of the thread, so it
-    /// can be made later and from any thread: when the first call that cannot be made at once
-    /// needs it (an answer that came inside `startLoading` is delivered there, without one).
+    /// The strategy of this platform, captured inside `startLoading` of `urlProtocol`.
     static func ofStartLoading(_ urlProtocol: URLProtocol) -> ClientThread {
         ClientThread(task: urlProtocol.task)
     }
-
-    /// Whether ``ofStartLoading(_:)`` must run inside `startLoading`: not on Linux.
-    static let isMadeInStartLoading = false
 
     /// Runs `body`, then every call queued meanwhile or while the task was suspended: called
     /// from `startLoading`, so on the work queue.
@@ -110,7 +98,7 @@ final class ClientThread: @unchecked Sendable {
 
     /// Whether `stopLoading` ends the loading: corelibs also calls it when a task is
     /// suspended (then `startLoading` follows its resume), and a suspension is no end.
-    static func stopEndsLoading(of task: URLSessionTask?) -> Bool {
+    func stopEndsLoading(of task: URLSessionTask?) -> Bool {
         guard let state = task?.state else { return true }
         return state == .canceling || state == .completed
     }
@@ -120,9 +108,7 @@ final class ClientThread: @unchecked Sendable {
     /// protocol and fails the task with `URLError(.cancelled)`. A protocol that ends it first
     /// takes it out of the session's registry, and that block then traps (an answer with
     /// nothing to wait for, cancelled right after `resume()`, did so for a canned protocol too).
-    /// `cancel()` changes the state inside a `sync` on the work queue: read from there (inside
-    /// `startLoading` or ``drain(_:)``), the answer holds until the work queue is let go.
-    static func mayEndLoading(of task: URLSessionTask?) -> Bool {
+    func mayEndLoading(of task: URLSessionTask?) -> Bool {
         task?.state != .canceling
     }
     #else
@@ -146,9 +132,6 @@ final class ClientThread: @unchecked Sendable {
         return ClientThread(thread: Thread.current, runLoop: runLoop, modes: modes as CFArray)
     }
 
-    /// Whether ``ofStartLoading(_:)`` must run inside `startLoading`: it captures that thread.
-    static let isMadeInStartLoading = true
-
     /// Runs `body`: calls are queued on the run loop, never held here.
     func drain(_ body: () -> Void = {}) {
         body()
@@ -162,12 +145,12 @@ final class ClientThread: @unchecked Sendable {
     }
 
     /// `stopLoading` always ends the loading.
-    static func stopEndsLoading(of task: URLSessionTask?) -> Bool {
+    func stopEndsLoading(of task: URLSessionTask?) -> Bool {
         true
     }
 
     /// The protocol always ends the loading itself; a cancelled task ignores it.
-    static func mayEndLoading(of task: URLSessionTask?) -> Bool {
+    func mayEndLoading(of task: URLSessionTask?) -> Bool {
         true
     }
     #endif

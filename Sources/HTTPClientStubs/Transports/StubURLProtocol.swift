@@ -11,11 +11,19 @@ class StubURLProtocol: URLProtocol {
     /// The slot of the registry this class serves; overridden by each slot subclass.
     class var registrySlot: Int { -1 }
 
-    /// What changes while loading, with the exchange's cancellation, in one lock box: each box
-    /// is an allocation per request.
-    private let state = Locked(URLProtocolLoadingState())
-    /// Cancelled by `stopLoading()`: a held answer lets go of the request. Kept in `state`.
-    private var exchangeCancellation: ExchangeCancellation { ExchangeCancellation(sharing: state) }
+    /// What changes while loading, in one box: each box is an allocation per request.
+    private struct LoadingState {
+        /// Set by `stopLoading()` and by the last client call: no client call follows.
+        var stopped = false
+        /// The task that sends a pass-through request.
+        var forwarded: URLSessionDataTask?
+        /// Set by the first `startLoading`; a later one is the task resumed (see ``ClientThread``).
+        var clientThread: ClientThread?
+    }
+
+    private let state = Locked(LoadingState())
+    /// Cancelled by `stopLoading()`: a held answer lets go of the request.
+    private let exchangeCancellation = ExchangeCancellation()
 
     override class func canInit(with request: URLRequest) -> Bool {
         // Every request of a stubbed session belongs to its registry; none reaches the network
@@ -28,32 +36,24 @@ class StubURLProtocol: URLProtocol {
     }
 
     override func startLoading() {
-        let captured = ClientThread.isMadeInStartLoading ? ClientThread.ofStartLoading(self) : nil
-        let resumed = state.withLock { state -> (isResumed: Bool, clientThread: ClientThread?) in
-            guard !state.started else { return (true, state.clientThread) }
-            state.started = true
-            state.exchangeThread = ClientThread.currentThreadIdentity
-            state.clientThread = captured
-            return (false, nil)
-        }
-        if resumed.isResumed {
-            resumed.clientThread?.drain()
+        if let resumed = state.withLock({ $0.clientThread }) {
+            resumed.drain()
             return
         }
-        start()
-        state.withLock { $0.exchangeThread = nil }
+        let clientThread = ClientThread.ofStartLoading(self)
+        state.withLock { $0.clientThread = clientThread }
+        clientThread.drain { start(on: clientThread) }
     }
 
-    /// Resolves the request in the registry; its answer (or the request to forward) goes to
-    /// ``settle(_:)``.
-    private func start() {
+    /// Resolves the request in the registry and delivers (or forwards) its answer.
+    private func start(on clientThread: ClientThread) {
         guard let (registry, behaviour) = ProtocolSlots.shared.lease(of: Self.self) else {
-            settle(.deliver(Delivery(request: request, error: failureWithoutRegistry())))
+            failWithoutRegistry(on: clientThread)
             return
         }
         if task is URLSessionDownloadTask {
             // corelibs traps when a custom protocol finishes a download task: fail before it can.
-            settle(.deliver(Delivery(request: request, error: Self.downloadUnsupported(request))))
+            fail(with: Self.downloadUnsupported(request), on: clientThread)
             return
         }
         let this = Unchecked(self)
@@ -61,87 +61,35 @@ class StubURLProtocol: URLProtocol {
         // `httpBody` nor `httpBodyStream`. Body conditions must say so, not match an empty body.
         let bodyIsHidden = task is URLSessionUploadTask && request.httpBody == nil && request.httpBodyStream == nil
         registry.exchange(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden, cancellation: exchangeCancellation) { result in
-            this.value.settle(result)
-        }
-    }
-
-    /// Delivers (or forwards) the exchange's result.
-    ///
-    /// An answer that comes inside the first `startLoading`, on its thread, is where the client
-    /// is called, before any other call, and `stopLoading` cannot come between (it is called on
-    /// this thread too): with nothing to wait for, it is delivered here, in one go. Any other
-    /// result goes through the client thread.
-    private func settle(_ result: ExchangeResult) {
-        let thread = ClientThread.currentThreadIdentity
-        if case .deliver(let delivery) = result, isImmediate(delivery) {
-            let deliversNow = state.withLock { state -> Bool? in
-                guard state.exchangeThread == thread else { return nil }
-                defer { state.stopped = true }
-                return !state.stopped
-            }
-            if let deliversNow {
-                if deliversNow { deliverNow(delivery) }
-                delivery.noteDelivered()
-                return
+            switch result {
+            case .deliver(let delivery):
+                this.value.deliver(delivery, on: clientThread)
+            case .passthrough(let request):
+                this.value.forward(request, on: clientThread)
             }
         }
-        let (clientThread, inStartLoading) = state.withLock { state in
-            let inStartLoading = state.exchangeThread == thread
-            if let made = state.clientThread { return (made, inStartLoading) }
-            let made = ClientThread.ofStartLoading(self)
-            state.clientThread = made
-            return (made, inStartLoading)
-        }
-        // Inside `startLoading`, calls that can be made before it returns are.
-        guard inStartLoading else { return handle(result, on: clientThread) }
-        clientThread.drain { handle(result, on: clientThread) }
-    }
-
-    private func handle(_ result: ExchangeResult, on clientThread: ClientThread) {
-        switch result {
-        case .deliver(let delivery):
-            deliver(delivery, on: clientThread)
-        case .passthrough(let request):
-            forward(request, on: clientThread)
-        }
-    }
-
-    /// Whether `delivery` has nothing to wait for: no latency, no download time, not in parts.
-    private func isImmediate(_ delivery: Delivery) -> Bool {
-        !(Self.wait(before: delivery) > 0) && (delivery.response == nil || delivery.error != nil || !(delivery.downloadTime > 0))
-            && !deliversInParts(delivery)
-    }
-
-    /// The three calls of an answer (or the one of a failure), made at once: the last call
-    /// ends the loading unless the task is being cancelled, which corelibs ends itself.
-    private func deliverNow(_ delivery: Delivery) {
-        guard let client, ClientThread.mayEndLoading(of: task) else { return }
-        guard let response = delivery.response, delivery.error == nil else {
-            client.urlProtocol(self, didFailWithError: delivery.error ?? URLError(.badServerResponse))
-            return
-        }
-        client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
-        if let body = delivery.data, !body.isEmpty { client.urlProtocol(self, didLoad: body) }
-        client.urlProtocolDidFinishLoading(self)
     }
 
     /// The base class (every slot was taken) or a class whose registry is gone: says which.
-    private func failureWithoutRegistry() -> URLError {
+    private func failWithoutRegistry(on clientThread: ClientThread) {
         guard Self.registrySlot >= 0 else {
-            return URLError(
+            fail(
+                with: URLError(
+                    .unknown,
+                    userInfo: [
+                        NSLocalizedDescriptionKey:
+                            "More than \(ProtocolSlots.shared.capacity) StubRegistry instances with URLSessions are alive at once: "
+                            + "let registries of finished tests go, or use MockURLSession(stubs:), which has no limit."
+                    ]), on: clientThread)
+            return
+        }
+        fail(
+            with: URLError(
                 .unknown,
                 userInfo: [
                     NSLocalizedDescriptionKey:
-                        "More than \(ProtocolSlots.shared.capacity) StubRegistry instances with URLSessions are alive at once: "
-                        + "let registries of finished tests go, or use MockURLSession(stubs:), which has no limit."
-                ])
-        }
-        return URLError(
-            .unknown,
-            userInfo: [
-                NSLocalizedDescriptionKey:
-                    "The StubRegistry of this URLSession no longer exists: keep the registry alive as long as its session."
-            ])
+                        "The StubRegistry of this URLSession no longer exists: keep the registry alive as long as its session."
+                ]), on: clientThread)
     }
 
     /// Downloads through a URLProtocol cannot work on Linux; on Apple platforms the same
@@ -157,7 +105,7 @@ class StubURLProtocol: URLProtocol {
     }
 
     override func stopLoading() {
-        guard ClientThread.stopEndsLoading(of: task) else { return }
+        guard state.withLock({ $0.clientThread })?.stopEndsLoading(of: task) ?? true else { return }
         let forwarded = state.withLock { state in
             state.stopped = true
             return state.forwarded
@@ -176,14 +124,19 @@ class StubURLProtocol: URLProtocol {
     private func deliver(_ delivery: Delivery, on clientThread: ClientThread) {
         let body = delivery.data ?? Data()
         let this = Unchecked(self)
-        if deliversInParts(delivery), let urlResponse = delivery.response {
+        // The parts first: asking the task takes corelibs' lock, and most bodies are one piece.
+        if !delivery.parts.isEmpty, urlProtocolClientsKeepEveryPiece || task?.readsBodyInChunks == true,
+            let urlResponse = delivery.response
+        {
             after(delivery.latency) {
                 this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
                 this.value.deliver(delivery.parts[...], of: delivery, on: clientThread)
             }
             return
         }
-        after(Self.wait(before: delivery)) {
+        // A body that timed out midway fails when it went quiet (its pauses so far); any
+        // other failure comes after the latency.
+        after(delivery.latency + (delivery.error == nil ? 0 : delivery.downloadTime)) {
             guard let urlResponse = delivery.response, delivery.error == nil else {
                 this.value.fail(with: delivery.error ?? URLError(.badServerResponse), on: clientThread)
                 delivery.noteDelivered()
@@ -213,21 +166,6 @@ class StubURLProtocol: URLProtocol {
                 delivery.noteDelivered()
             }
         }
-    }
-
-    /// Whether `delivery` goes to the client piece by piece: a body in parts, to a client that
-    /// keeps every piece.
-    private func deliversInParts(_ delivery: Delivery) -> Bool {
-        // The parts first: asking the task takes corelibs' lock, and most bodies are one piece.
-        !delivery.parts.isEmpty && delivery.response != nil
-            && (urlProtocolClientsKeepEveryPiece || task?.readsBodyInChunks == true)
-    }
-
-    /// Seconds before a delivery that is not in parts reaches the client: a body that timed
-    /// out midway fails when it went quiet (its pauses so far); any other answer comes after
-    /// the latency.
-    private static func wait(before delivery: Delivery) -> TimeInterval {
-        delivery.latency + (delivery.error == nil ? 0 : delivery.downloadTime)
     }
 
     /// One `didLoad` per data part, pauses waited out, a failure part ends the transfer; a
@@ -308,28 +246,10 @@ class StubURLProtocol: URLProtocol {
                 return state.stopped
             }
             guard !wasStopped, let client = this.value.client else { return }
-            if last, !ClientThread.mayEndLoading(of: this.value.task) { return }
+            if last, !clientThread.mayEndLoading(of: this.value.task) { return }
             body(client, this.value)
         }
     }
-}
-
-/// What changes while a ``StubURLProtocol`` loads, and its exchange's cancellation.
-struct URLProtocolLoadingState: ExchangeCancellation.Holder {
-    /// The exchange's (see `exchangeCancellation`).
-    var cancellation = ExchangeCancellation.State()
-    /// Set by `stopLoading()` and by the last client call: no client call follows.
-    var stopped = false
-    /// The task that sends a pass-through request.
-    var forwarded: URLSessionDataTask?
-    /// Set by the first `startLoading`; a later one is the task resumed (see ``ClientThread``).
-    var started = false
-    /// The thread running the exchange inside the first `startLoading`, while it does: an
-    /// answer that comes on it is delivered there and then.
-    var exchangeThread: UInt?
-    /// Where calls that cannot be made at once go: made inside `startLoading` where the
-    /// platform needs it, otherwise by the first such call (see ``ClientThread``).
-    var clientThread: ClientThread?
 }
 
 /// Hands a non-Sendable Foundation object to a background closure. Used only for URLProtocol

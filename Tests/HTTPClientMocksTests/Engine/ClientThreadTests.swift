@@ -36,9 +36,10 @@ struct ClientThreadTests {
     @Test func onLinuxStoppingASuspendedTaskIsNoEnd() async throws {
         let session = URLSession(configuration: .ephemeral)
         let task = session.dataTask(with: testURL("http://127.0.0.1:9/never"))
-        #expect(!ClientThread.stopEndsLoading(of: task))
+        let clientThread = ClientThread.ofStartLoading(Self.protocolWithoutTask())
+        #expect(!clientThread.stopEndsLoading(of: task))
         task.cancel()
-        #expect(ClientThread.stopEndsLoading(of: task))
+        #expect(clientThread.stopEndsLoading(of: task))
     }
 
     private static func protocolWithoutTask() -> URLProtocol {
