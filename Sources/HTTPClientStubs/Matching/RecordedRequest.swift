@@ -150,7 +150,8 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// ``Stub/calls`` alike; `nil` for a request nothing answered (it matched no stub, or its
     /// body could not be read).
     public internal(set) var answerSource: AnswerSource?
-    /// Arrival order in the registry that recorded it (0 for the first request).
+    /// Arrival order in the registry that recorded it (0 for the first request), counted on
+    /// across `removeAllRecords()` and `reset()`: a stub's older calls keep their numbers.
     package internal(set) var sequenceNumber = 0
 
     /// Why the body stream could not be read whole, when it could not: the request must fail

@@ -35,6 +35,9 @@ public final class StubRegistry: Sendable {
         /// Where `stubs` are filed, so a request is tried only against those that could match.
         var index = StubIndex()
         var requests: [RecordedRequest] = []
+        /// How many requests the registry has seen, emptied logs included: the next one's
+        /// ``RecordedRequest/sequenceNumber``, so arrival order holds across a forgotten log.
+        var requestsSeen = 0
         /// Counts the times `requests` was emptied: a request's place in the log (``LogSlot``)
         /// holds only while it is the same.
         var logGeneration = 0
@@ -178,7 +181,8 @@ public final class StubRegistry: Sendable {
         let fallbacks = state.withLock { state in
             let fallbacks = state.fallbacks
             state = State(
-                nextID: state.nextID, index: state.index.emptied, logGeneration: state.logGeneration + 1, fallbacks: fallbacks,
+                nextID: state.nextID, index: state.index.emptied, requestsSeen: state.requestsSeen,
+                logGeneration: state.logGeneration + 1, fallbacks: fallbacks,
                 passthrough: state.passthrough)
             return fallbacks
         }
@@ -248,7 +252,8 @@ public final class StubRegistry: Sendable {
         // One lock for all the request needs of the registry: its place in the log, and every
         // stub and rule that may answer it, as they stand at its arrival.
         let (slot, candidates, fallbacks, passthrough) = state.withLock { state in
-            request.sequenceNumber = state.requests.count
+            request.sequenceNumber = state.requestsSeen
+            state.requestsSeen += 1
             state.requests.append(request)
             let slot = LogSlot(generation: state.logGeneration, index: state.requests.count - 1)
             return (slot, state.index.candidates(for: request), state.fallbacks, state.passthrough)

@@ -554,9 +554,23 @@ struct Attack31Tests {
         }
         session.removeAllRecords()
         session.makeDataTask(with: URLRequest(url: testURL("https://h/second"))) { _, _, _ in }.resume()
-        withKnownIssue("the numbers restart with the log: /second (0) reads as before /first (2)") {
-            #expect(stubs.verifyOrder(first, second))
-        }
+        // The numbers restarted with the log: /second (0) read as before /first (2).
+        #expect(stubs.verifyOrder(first, second))
+        #expect(failures.outcomes.isEmpty)
+        // And the order the other way round is still a failure.
+        #expect(!stubs.verifyOrder(second, first))
+    }
+
+    @Test func requestNumbersCountOnAcrossAReset() async throws {
+        let stubs = StubRegistry(reporting: .custom { _, _ in })
+        let session = MockURLSession(stubs: stubs)
+        stubs.stub(.get, "/a").respond(.text("a"))
+        for _ in 0..<3 { session.makeDataTask(with: URLRequest(url: testURL("https://h/a"))) { _, _, _ in }.resume() }
+        stubs.reset()
+        let later = stubs.stub(.get, "/b").respond(.text("b"))
+        session.makeDataTask(with: URLRequest(url: testURL("https://h/b"))) { _, _, _ in }.resume()
+        #expect(later.calls.map(\.sequenceNumber) == [3])
+        #expect(stubs.requests.map(\.sequenceNumber) == [3])
     }
 
     // MARK: Helpers
