@@ -6,7 +6,7 @@ import HTTPClient
 /// later follows no redirect and stores no cookie, and the request leaves its gate's held list.
 ///
 /// A struct whose copies share one store: a lock box of its own (one allocation), or the
-/// locked state of the task or protocol it belongs to (``ExchangeCancellation/Store``), which
+/// locked state of the task it belongs to (``ExchangeCancellation/Store``), which
 /// then allocates nothing for it.
 package struct ExchangeCancellation: Sendable {
     /// Whether the exchange was cancelled, and what to run when it is.
