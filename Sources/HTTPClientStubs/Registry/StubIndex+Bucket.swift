@@ -57,17 +57,27 @@ extension StubIndex {
         /// value the request carries.
         func candidates(for request: RecordedRequest) -> [Entry] {
             guard !filed.isEmpty else { return unfiled }
-            // As the index's buckets: one list is returned as it is, and lists are gathered
-            // and merged only when a second one has stubs.
-            var first = unfiled
-            var others: [[Entry]] = []
-            for (field, byValue) in filed {
-                RequiredValue.forEachValue(of: field, in: request) { value in
-                    guard let stubs = byValue[value], !stubs.isEmpty else { return }
-                    if first.isEmpty { first = stubs } else { others.append(stubs) }
+            return Self.gathered { add in
+                add(unfiled)
+                for (field, byValue) in filed {
+                    RequiredValue.forEachValue(of: field, in: request) { value in
+                        if let stubs = byValue[value] { add(stubs) }
+                    }
                 }
             }
-            return others.isEmpty ? first : Self.merged([first] + others)
+        }
+
+        /// The lists `visit` adds, merged into one ordered by id. Nearly always one list has
+        /// entries: it is returned as it is, and lists are gathered and merged only when a
+        /// second one has some.
+        static func gathered(_ visit: (_ add: ([Entry]) -> Void) -> Void) -> [Entry] {
+            var first: [Entry] = []
+            var others: [[Entry]] = []
+            visit { list in
+                guard !list.isEmpty else { return }
+                if first.isEmpty { first = list } else { others.append(list) }
+            }
+            return others.isEmpty ? first : merged([first] + others)
         }
 
         /// Lists ordered by id, merged into one ordered by id.

@@ -95,15 +95,12 @@ struct StubIndex: Sendable {
     func candidates(for request: RecordedRequest) -> (indexed: [Bucket.Entry], scanned: [Bucket.Entry]) {
         let scanned = scanned.candidates(for: request)
         guard !buckets.isEmpty else { return ([], scanned) }
-        // Nearly always one bucket has candidates: its list is returned as it is, and lists
-        // are gathered and merged only when a second one has some.
-        var first: [Bucket.Entry] = []
-        var others: [[Bucket.Entry]] = []
-        forEachKey(for: request) { key in
-            guard let found = buckets[key]?.candidates(for: request), !found.isEmpty else { return }
-            if first.isEmpty { first = found } else { others.append(found) }
+        let indexed = Bucket.gathered { add in
+            forEachKey(for: request) { key in
+                if let found = buckets[key]?.candidates(for: request) { add(found) }
+            }
         }
-        return (others.isEmpty ? first : Bucket.merged([first] + others), scanned)
+        return (indexed, scanned)
     }
 
     /// The keys looked up for `request`: how many does not depend on the path's length.
