@@ -64,7 +64,14 @@ struct Attack31Tests {
 
     // MARK: Real session: suspend and resume
 
-    @Test func immediateAnswersSuspendedAndResumedRightAwayEachEndOnceAnswered() async throws {
+    /// Disabled: it crashes the test process now and then (in CI's ThreadSanitizer pass, and one
+    /// run in five of this suite), inside swift-corelibs-foundation: `resume()` on a task whose
+    /// protocol has finished loading but whose completion has not run yet passes corelibs' state
+    /// check, finds the protocol gone and fails the task, which has left the session's registry
+    /// ("Trying to access a behaviour for a task that in not in the registry"). Any URLProtocol
+    /// that answers at once opens the same window; a test cannot catch a trap.
+    @Test(.disabled("corelibs traps on resume() right after a task's protocol finished; see the comment"))
+    func immediateAnswersSuspendedAndResumedRightAwayEachEndOnceAnswered() async throws {
         let stubs = StubRegistry()
         stubs.stub(.get, "/item").respond(.text("ok"))
         let outcomes = await Self.run(Self.concurrentRequests, on: stubs.makeURLSession(), path: "/item") { _, task in
