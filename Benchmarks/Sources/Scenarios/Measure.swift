@@ -159,3 +159,51 @@ public enum Measure {
         #endif
     }
 }
+
+/// The most space taken on a file system while it is watched: its free bytes, sampled every
+/// 5 ms on a thread of its own, against their count when the watch began.
+public final class DiskWatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var watching = true
+    private var lowest: Int64
+    private let start: Int64
+    private let thread: Thread
+
+    public init(_ folder: URL) {
+        let path = folder.path
+        start = Self.freeBytes(path)
+        lowest = start
+        let box = Box()
+        thread = Thread { [box] in
+            while let watch = box.watch, watch.sample(path) { usleep(5_000) }
+        }
+        box.watch = self
+        thread.start()
+    }
+
+    private final class Box: @unchecked Sendable {
+        weak var watch: DiskWatch?
+    }
+
+    private func sample(_ path: String) -> Bool {
+        let free = Self.freeBytes(path)
+        lock.lock()
+        defer { lock.unlock() }
+        lowest = min(lowest, free)
+        return watching
+    }
+
+    /// Stops watching; the most bytes taken meanwhile.
+    public func stop() -> Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        watching = false
+        return start - lowest
+    }
+
+    private static func freeBytes(_ path: String) -> Int64 {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return 0 }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+}

@@ -1,5 +1,13 @@
 import Foundation
 
+// `URLSession`'s own `data(for:delegate:)`, `upload(for:from:delegate:)`,
+// `upload(for:fromFile:delegate:)` and `download(for:delegate:)` are its witnesses: nothing here
+// wraps or replaces them. The methods below run on the session they are called on too
+// (`Platform.swift` says where corelibs makes that impossible for a stream), with a delegate
+// of the task's own: a challenge, a redirect decision or a metric that delegate does not handle
+// reaches the session's delegate, as Apple documents for task delegates. (`download(for:delegate:)`
+// cannot report progress: Apple's reports no writes to its delegate, and corelibs' writes every
+// byte twice to the file when the delegate takes them.)
 extension URLSession: URLSessionProtocol {
     /// Forwards to `dataTask(with:completionHandler:)`.
     public func makeDataTask(
@@ -10,89 +18,75 @@ extension URLSession: URLSessionProtocol {
         return task
     }
 
-    // Each forwards to the method with a `delegate:` argument: without it, the call would
-    // resolve to the method it is written in.
-
-    /// `URLSession`'s own `data(for:delegate:)`.
-    public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-        try await data(for: request, delegate: nil)
-    }
-
-    /// `URLSession`'s own `upload(for:from:delegate:)`.
-    public func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, URLResponse) {
-        try await upload(for: request, from: bodyData, delegate: nil)
-    }
-
-    /// `URLSession`'s own `upload(for:fromFile:delegate:)`, given a private copy of the file
-    /// that holds exactly the bytes declared: only a regular file is sent, and one that changes
-    /// size meanwhile fails with a `URLError` over a ``TransferFileError`` naming it.
-    public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, URLResponse) {
-        try await upload(for: request, fromFile: fileURL) { copy in try await upload(for: request, fromFile: copy, delegate: nil) }
-    }
-
-    /// `URLSession`'s own `download(for:delegate:)`.
-    public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
-        try await download(for: request, delegate: nil)
-    }
-
-    /// Runs `request` on a companion session with the same configuration and a delegate that
-    /// hands each chunk over as it arrives (a task delegate gets no callbacks on Linux, and a
-    /// session's delegate cannot be added after it is made). One companion per session, made on
-    /// first use and released with the session.
+    /// Runs a data task whose delegate hands each chunk over as it arrives.
     public func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse) {
-        let (session, delegate) = CompanionSessions.shared.companion(of: self)
-        return try await delegate.chunks(for: request, on: session)
+        let (stream, chunks) = ChunkStream.makeStream()
+        let receiver = ChunkReceiver(chunks)
+        let task = delegatedTask(receiver) { $0.dataTask(with: request) }
+        task.taskDescription = URLSessionTask.chunksTaskDescription
+        // Letting the stream go ends the task.
+        chunks.onTermination = { [weak task] in task?.cancel() }
+        // A full window suspended the task from the delegate queue (see `ChunkReceiver`):
+        // resuming from the same serial queue keeps the resume after the suspend. A suspended
+        // task makes no network traffic (Apple's documentation), so the server's sending stops
+        // at the socket buffers. Not on Linux: see `suspendingADataTaskPausesIt`.
+        if suspendingADataTaskPausesIt {
+            let delegateQueue = delegateQueue
+            chunks.onDemand = { [weak task] in
+                guard let task else { return }
+                delegateQueue.addOperation { task.resume() }
+            }
+        }
+        return (stream, try await receiver.response(of: task, for: request))
     }
 
-    /// A download task on the companion session: the body goes to disk as it arrives.
+    /// A download task whose delegate reports each write and moves the file out of the session's
+    /// hands once the body is complete.
     public func download(
         for request: URLRequest, progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> (URL, URLResponse) {
-        let (session, delegate) = CompanionSessions.shared.companion(of: self)
-        return try await delegate.download(for: request, on: session, progress: progress)
+        let receiver = DownloadReceiver(progress)
+        return try await receiver.file(of: delegatedTask(receiver) { $0.downloadTask(with: request) }, for: request)
     }
 
-    /// An upload task on the companion session, given a private copy of the file that holds
-    /// exactly the bytes declared, checked as ``upload(for:fromFile:)`` checks it.
+    /// Sends the file's bytes, as many as it held when it was opened, read as they are sent
+    /// through a body stream: nothing is copied, and a file that changes size meanwhile fails
+    /// with a `URLError` over a ``TransferFileError`` naming it.
     public func upload(
         for request: URLRequest, fromFile fileURL: URL, progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> (Data, URLResponse) {
-        let (session, delegate) = CompanionSessions.shared.companion(of: self)
-        return try await upload(for: request, fromFile: fileURL) { copy in
-            try await delegate.upload(for: request, fromFile: copy, on: session, progress: progress)
-        }
-    }
-
-    /// Sends a private copy of `fileURL` with `send`, then checks `fileURL` kept its size.
-    ///
-    /// A session's upload task reads the file by itself, to its end, after declaring the size
-    /// it found: on Linux a file that grows meanwhile is sent past its `Content-Length` (the
-    /// excess reads as further requests on a kept-alive connection) and one that shrinks leaves
-    /// the server waiting until the timeout; a FIFO or a device is read forever. The copy (in the
-    /// temporary directory, removed afterwards) holds exactly the length taken when the file was
-    /// opened, so neither can happen; a file that changed size while it was copied or sent fails
-    /// with a ``TransferFileError`` (under a `URLError`, as in the default implementation).
-    private func upload(
-        for request: URLRequest, fromFile fileURL: URL, sending send: (URL) async throws -> (Data, URLResponse)
-    ) async throws -> (Data, URLResponse) {
+        let source: UploadSource
         do {
-            let source = try UploadSource(fileURL)
-            let copy = try source.snapshot()
-            defer { unlink(copy.path) }
-            let answer = try await send(copy)
+            source = try UploadSource(fileURL)
+        } catch {
+            throw error.urlError(for: request)
+        }
+        var streamed = request
+        streamed.httpBody = nil
+        streamed.httpBodyStream = source.bodyStream()
+        if bodyStreamsCanDeclareTheirLength {
+            streamed.setValue(String(source.length), forHTTPHeaderField: "Content-Length")
+        }
+        let delegate = StreamUploadProgress(progress, expectedBytes: source.length, bodyStream: { source.bodyStream() })
+        defer { source.uploadEnded() }
+        do {
+            let answer = try await data(for: streamed, delegate: delegate)
             try source.checkUnchanged()
             return answer
         } catch let error as TransferFileError {
             throw error.urlError(for: request)
+        } catch {
+            // A body stream that ended early (a file that shrank) fails the task: the file says why.
+            do { try source.checkUnchanged() } catch let changed { throw changed.urlError(for: request) }
+            throw error
         }
     }
 
-    /// An upload task on the companion session, reporting as it sends.
+    /// `URLSession`'s own upload, with a task delegate that reports each piece sent.
     public func upload(
         for request: URLRequest, from bodyData: Data, progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> (Data, URLResponse) {
-        let (session, delegate) = CompanionSessions.shared.companion(of: self)
-        return try await delegate.upload(for: request, from: bodyData, on: session, progress: progress)
+        try await upload(for: request, from: bodyData, delegate: UploadProgress(progress, expectedBytes: Int64(bodyData.count)))
     }
 }
 

@@ -93,8 +93,9 @@ extension HTTPClient {
     /// is sent. The file's length is taken once and declared as `Content-Length`; exactly that
     /// many bytes are sent, and a file that grows or shrinks meanwhile fails the upload with
     /// ``TransferFileError/Problem/sizeChanged(declared:found:)``, never sending more than
-    /// declared and never waiting on bytes that will not come. (`URLSession` is given a private
-    /// copy of the file to send: its own upload task reads to the end of whatever is there.)
+    /// declared and never waiting on bytes that will not come. The file is read as it is sent:
+    /// nothing is copied. (On Linux, where a streamed body cannot declare its length, it is sent
+    /// with `Transfer-Encoding: chunked`: see README's Platforms table.)
     /// Cancelling the task throws ``HTTPClientError/cancelled``.
     ///
     /// - Parameters:
@@ -143,13 +144,14 @@ extension HTTPClient {
             upload.httpBody = nil
             upload.httpBodyStream = nil
             return await measuredAttempt(upload, number: number, head: { $0 }) {
-                // Without progress, the session's own upload (no delegate hop per chunk).
+                // Bytes without progress: the session's own upload (no delegate hop per piece). A
+                // file always goes through the upload that sends exactly the length it had.
                 let (data, response) =
                     switch (body, progress) {
                     case (.data(let bytes), let progress?): try await session.upload(for: upload, from: bytes, progress: progress)
-                    case (.file(let file), let progress?): try await session.upload(for: upload, fromFile: file, progress: progress)
                     case (.data(let bytes), nil): try await session.upload(for: upload, from: bytes)
-                    case (.file(let file), nil): try await session.upload(for: upload, fromFile: file)
+                    case (.file(let file), let progress):
+                        try await session.upload(for: upload, fromFile: file, progress: progress ?? { _ in })
                     }
                 // A session that answered after its task was cancelled: cancelled is never success.
                 if Task.isCancelled { return .failure(.cancelled) }

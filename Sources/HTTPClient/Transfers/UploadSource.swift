@@ -6,12 +6,14 @@ import Foundation
 /// Opening never blocks (a FIFO is refused, not waited on) and reading never goes past the
 /// length taken: a file that grows is not sent beyond it, one that shrinks is not waited on.
 /// Its tests (`@testable`) open and read files with it directly, as the sessions do.
-final class UploadSource {
+final class UploadSource: Sendable {
     /// The file.
     let url: URL
     /// Its size when it was opened: what is declared and sent.
     let length: Int64
     private let descriptor: Int32
+    /// What ends the body streams made of the file, once the upload is over.
+    private let endings = Locked<[@Sendable () -> Void]>([])
 
     /// Opens `url` for reading.
     init(_ url: URL) throws(TransferFileError) {
@@ -73,26 +75,22 @@ final class UploadSource {
             try sink(Data(buffer[0..<count]))
             offset += Int64(count)
         }
-        // More to read than the size said: a file that grew, or one whose size lies (files of
-        // /proc say 0 and hold text). Sending the declared bytes would send a part as the whole.
-        var next: UInt8 = 0
-        if offset == length, pread(descriptor, &next, 1, off_t(offset)) > 0 {
-            var now = stat()
-            let found = fstat(descriptor, &now) == 0 ? max(Int64(now.st_size), length + 1) : length + 1
-            throw TransferFileError(.uploadSource, path: url.path, problem: .sizeChanged(declared: length, found: found))
-        }
         try checkUnchanged()
     }
 
     /// Throws ``TransferFileError/Problem/sizeChanged(declared:found:)`` when the file no
-    /// longer has ``length`` bytes.
+    /// longer has ``length`` bytes, or holds more than its size says (a file that grew, or one of
+    /// /proc, which say 0 and hold text: sending the declared bytes would send a part as the whole).
     func checkUnchanged() throws(TransferFileError) {
         var now = stat()
         guard fstat(descriptor, &now) == 0 else {
             throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: FileKind.systemReason()))
         }
-        guard Int64(now.st_size) == length else {
-            throw TransferFileError(.uploadSource, path: url.path, problem: .sizeChanged(declared: length, found: Int64(now.st_size)))
+        var next: UInt8 = 0
+        let holdsMore = pread(descriptor, &next, 1, off_t(length)) > 0
+        guard Int64(now.st_size) == length, !holdsMore else {
+            let found = holdsMore ? max(Int64(now.st_size), length + 1) : Int64(now.st_size)
+            throw TransferFileError(.uploadSource, path: url.path, problem: .sizeChanged(declared: length, found: found))
         }
     }
 
@@ -103,27 +101,30 @@ final class UploadSource {
         return body
     }
 
-    /// Copies the ``length`` bytes to a new file in the temporary directory that nothing else
-    /// writes to (the caller's to delete), checked unchanged: what a session that reads a file
-    /// by itself is given, so that it cannot send more, or wait for more, than was declared.
-    func snapshot() throws -> URL {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-upload-\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: copy.path, contents: nil), let handle = FileHandle(forWritingAtPath: copy.path)
-        else {
-            throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: "no copy could be made in \(copy.path)"))
+    /// Runs `ending` when ``uploadEnded()`` is called: a body stream the session let go unread
+    /// would otherwise wait for its reader.
+    func whenSent(_ ending: @escaping @Sendable () -> Void) {
+        endings.withLock { $0.append(ending) }
+    }
+
+    /// The upload is over: ends every body stream made of the file.
+    func uploadEnded() {
+        let pending = endings.withLock { endings in
+            defer { endings = [] }
+            return endings
         }
-        do {
-            defer { try? handle.close() }
-            try read { try handle.write(contentsOf: $0) }
-        } catch let error as TransferFileError {
-            unlink(copy.path)
-            throw error
-        } catch {
-            // A full temporary directory: nothing was sent, and the error says where it failed.
-            unlink(copy.path)
-            let reason = "no copy could be written to \(copy.path): \(error.localizedDescription)"
-            throw TransferFileError(.uploadSource, path: url.path, problem: .unreadable(reason: reason))
+        for ending in pending { ending() }
+    }
+
+    /// Reads up to `count` bytes at `offset` into `buffer`, never past ``length``: the count
+    /// read, 0 at the length taken (or at the file's end, if it shrank), -1 on a read error.
+    func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+        let wanted = Int(min(Int64(count), length - offset))
+        guard wanted > 0 else { return 0 }
+        while true {
+            let read = pread(descriptor, buffer, wanted, off_t(offset))
+            if read < 0, errno == EINTR { continue }
+            return read
         }
-        return copy
     }
 }

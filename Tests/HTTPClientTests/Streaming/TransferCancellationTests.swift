@@ -82,7 +82,7 @@ struct TransferCancellationTests {
             preconditionFailure("only downloads are asked of this session")
         }
 
-        func download(for request: URLRequest) async throws -> (URL, URLResponse) {
+        func download(for request: URLRequest, delegate: (any URLSessionTaskDelegate)?) async throws -> (URL, URLResponse) {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("short-\(UUID().uuidString)")
             try Data(repeating: 0, count: 10).write(to: file)
             guard

@@ -168,16 +168,52 @@ struct UploadSourceTests {
         }
     }
 
-    @Test func theCopyGivenToASessionHoldsTheDeclaredBytesAndIsRefusedWhenTheFileChanged() throws {
+    /// Reads `stream` to its end or its error: the bytes, and whether it failed.
+    private func drain(_ stream: InputStream) -> (Data, failed: Bool) {
+        stream.open()
+        defer { stream.close() }
+        var body = Data()
+        var buffer = [UInt8](repeating: 0, count: 3)
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            if count < 0 { return (body, true) }
+            if count == 0 { return (body, false) }
+            body.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    @Test func theBodyStreamGivenToASessionEndsAtTheLengthTakenAndTheGrowthIsCaught() throws {
         let folder = try ScratchFolder()
         let file = try folder.write("12345", to: "data.bin")
         let source = try UploadSource(file)
-        let copy = try source.snapshot()
-        defer { unlink(copy.path) }
-        #expect(try Data(contentsOf: copy) == Data("12345".utf8))
-
         try Data("1234567".utf8).write(to: file)
-        #expect(throws: TransferFileError.self) { try source.checkUnchanged() }
+
+        let (body, failed) = drain(source.bodyStream())
+
+        #expect(body == Data("12345".utf8))
+        #expect(!failed)
+        #expect(throws: TransferFileError(.uploadSource, path: file.path, problem: .sizeChanged(declared: 5, found: 7))) {
+            try source.checkUnchanged()
+        }
+    }
+
+    @Test func theBodyStreamOfAFileThatShrankFailsRatherThanEndingShort() throws {
+        let folder = try ScratchFolder()
+        let file = try folder.write("123456789", to: "data.bin")
+        let source = try UploadSource(file)
+        #expect(truncate(file.path, 4) == 0)
+
+        let (body, failed) = drain(source.bodyStream())
+
+        #expect(body == Data("1234".utf8))
+        #expect(failed)
+    }
+
+    @Test func eachBodyStreamStartsAtTheBeginning() throws {
+        let folder = try ScratchFolder()
+        let source = try UploadSource(try folder.write("abcdef", to: "data.bin"))
+        #expect(drain(source.bodyStream()).0 == Data("abcdef".utf8))
+        #expect(drain(source.bodyStream()).0 == Data("abcdef".utf8))
     }
 
     @Test func theMockSessionsUploadOfADirectoryIsAURLErrorOverTheTypedError() async throws {
@@ -193,13 +229,13 @@ struct UploadSourceTests {
         #expect(session.requests.isEmpty)
     }
 
-    @Test func aURLSessionsUploadOfADirectoryFailsBeforeAnythingIsSent() async throws {
+    @Test func aURLSessionsCheckedUploadOfADirectoryFailsBeforeAnythingIsSent() async throws {
         let folder = try ScratchFolder()
         let stubs = StubRegistry()
         let session: any URLSessionProtocol = stubs.makeURLSession()
 
         let error = await #expect(throws: URLError.self) {
-            try await session.upload(for: URLRequest(url: url("https://h/files/1")), fromFile: folder.url)
+            try await session.upload(for: URLRequest(url: url("https://h/files/1")), fromFile: folder.url) { _ in }
         }
 
         #expect(error?.code == .fileIsDirectory)
