@@ -69,4 +69,42 @@ struct ConfigureOriginTests {
         _ = try #require(recorder.value).get()
         #expect(session.requests.last?.headers["Authorization"] == nil)
     }
+
+    @Test func aConfigureThatMovesTheRequestDropsEveryHeaderTheRedactionHides() async throws {
+        let headers: HTTPHeaders = ["X-Api-Key": "k3y-value", "X-Auth-Token": "t0ken-value", "Accept-Language": "fr"]
+        let request = try await sent(client(headers: headers)) { $0.url = URL(string: "https://other.example.net/me") }
+        #expect(request.headers["X-Api-Key"] == nil)
+        #expect(request.headers["X-Auth-Token"] == nil)
+        #expect(request.headers["Accept-Language"] == "fr")
+    }
+
+    @Test func aNameAddedToTheClientsRedactionIsDroppedOnAnotherOriginToo() async throws {
+        var client = client(headers: ["X-Tenant": "acme", "Accept-Language": "fr"])
+        client.redaction = .standard.name("X-Tenant")
+        let request = try await sent(client) { $0.url = URL(string: "https://other.example.net/me") }
+        #expect(request.headers["X-Tenant"] == nil)
+        #expect(request.headers["Accept-Language"] == "fr")
+    }
+
+    @Test func switchingRedactionOffStillKeepsTheStandardCredentialsHome() async throws {
+        var client = client(headers: ["Authorization": "Bearer client-token", "X-Api-Key": "k3y-value"])
+        client.redaction = .none
+        let request = try await sent(client) { $0.url = URL(string: "https://other.example.net/me") }
+        #expect(request.headers["Authorization"] == nil)
+        #expect(request.headers["X-Api-Key"] == nil)
+    }
+
+    @Test func anInterceptorCannotAddAnAPIKeyToARequestMovedToAnotherHost() async throws {
+        struct APIKey: Interceptor {
+            func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest {
+                var request = request
+                request.setValue("k3y-value", forHTTPHeaderField: "X-Api-Key")
+                return request
+            }
+        }
+        let request = try await sent(client(headers: [:], interceptors: [APIKey()])) {
+            $0.url = URL(string: "https://other.example.net/me")
+        }
+        #expect(request.headers["X-Api-Key"] == nil)
+    }
 }

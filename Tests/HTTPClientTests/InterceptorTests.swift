@@ -108,10 +108,10 @@ struct InterceptorTests {
         #expect(session.requests.map(\.method) == [.post, .post])
     }
 
-    /// An interceptor that asks for a retry after every attempt, up to `limit` attempts.
+    /// An interceptor that asks for a retry after every attempt, up to `limit` retries.
     struct Always: Interceptor {
-        var limit = 3
-        var maximumAttempts: Int { limit }
+        var limit = 2
+        var maximumRetries: Int { limit }
 
         func retry(
             _ r: URLRequest, after: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
@@ -120,19 +120,55 @@ struct InterceptorTests {
         }
     }
 
-    @Test func anInterceptorsRetriesStopAtTheLimitItStatesAndTheErrorSaysSo() async throws {
+    @Test func anInterceptorsRetriesStopAtTheLimitItStatesWithTheLastFailure() async throws {
         session.nextResponse = HTTPURLResponse(url: url("https://h/x"), statusCode: 500, httpVersion: nil, headerFields: nil)
-        let client = HTTPClient(session: session, interceptors: [Always(limit: 5)], scheduler: scheduler)
+        let client = HTTPClient(session: session, interceptors: [Always(limit: 4)], scheduler: scheduler)
         let error = await #expect(throws: HTTPClientError.self) { try await client.get(url("https://h/x")) }
         #expect(session.requests.count == 5)
-        guard case .retryLimitReached(let attempts, .unacceptableStatus(let response))? = error else {
-            Issue.record("expected retryLimitReached over the 500, got \(String(describing: error))")
+        guard case .unacceptableStatus(let response)? = error else {
+            Issue.record("expected the last 500, got \(String(describing: error))")
             return
         }
-        #expect(attempts == 5)
         #expect(response.statusCode == 500)
-        #expect(error?.response?.statusCode == 500)
-        #expect(error?.description.contains("maximumAttempts") == true)
+    }
+
+    /// Asked only while it has retries left: once spent, an interceptor's decision (which may
+    /// cost a token refresh) is not asked for.
+    @Test func anInterceptorWhoseRetriesAreSpentIsNotAskedAgain() async throws {
+        final class Counting: Interceptor, Sendable {
+            let asked = Locked(0)
+            var maximumRetries: Int { 1 }
+            func retry(
+                _ r: URLRequest, after: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
+            ) async throws -> RetryDecision {
+                asked.withLock { $0 += 1 }
+                return .retry
+            }
+        }
+        session.nextResponse = HTTPURLResponse(url: url("https://h/x"), statusCode: 500, httpVersion: nil, headerFields: nil)
+        let counting = Counting()
+        let client = HTTPClient(session: session, interceptors: [counting], scheduler: scheduler)
+        await #expect(throws: HTTPClientError.self) { try await client.get(url("https://h/x")) }
+        #expect(session.requests.count == 2)
+        #expect(counting.asked.current == 1)
+    }
+
+    /// The budget is the interceptor's own: retries the policy made before do not use it up.
+    @Test func anInterceptorsRetriesAreCountedApartFromThePolicys() async throws {
+        struct OnConflict: Interceptor {
+            var maximumRetries: Int { 1 }
+            func retry(
+                _ r: URLRequest, after result: Result<HTTPClient.Response<Data>, HTTPClientError>, attempt: Int
+            ) async throws -> RetryDecision {
+                result.failure?.response?.statusCode == 409 ? .retry : .doNotRetry
+            }
+        }
+        session.enqueue(.status(503), .status(503), .status(409), .text("ok"))
+        let client = HTTPClient(
+            session: session, interceptors: [OnConflict()], retryPolicy: RetryPolicy(maximumAttempts: 3, jitter: 0),
+            scheduler: scheduler)
+        #expect(try await client.get(url("https://h/x")).text == "ok")
+        #expect(session.requests.count == 4)
     }
 
     @Test func anInterceptorsLimitIsItsOwnNotThePolicys() async throws {
@@ -142,12 +178,12 @@ struct InterceptorTests {
             session: session, interceptors: [Always(limit: 4)],
             retryPolicy: RetryPolicy(maximumAttempts: 2, retryableStatusCodes: [], retryableErrorCodes: []), scheduler: scheduler)
         await #expect(throws: HTTPClientError.self) { try await client.get(url("https://h/x")) }
-        #expect(session.requests.count == 4)
+        #expect(session.requests.count == 5)
     }
 
-    @Test func anInterceptorAllowsThreeAttemptsUnlessItSaysOtherwise() async throws {
+    @Test func anInterceptorAllowsTwoRetriesUnlessItSaysOtherwise() async throws {
         struct Default: Interceptor {}
-        #expect(Default().maximumAttempts == 3)
+        #expect(Default().maximumRetries == 2)
         session.nextResponse = HTTPURLResponse(url: url("https://h/x"), statusCode: 500, httpVersion: nil, headerFields: nil)
         let client = HTTPClient(session: session, interceptors: [Always()], scheduler: scheduler)
         await #expect(throws: HTTPClientError.self) { try await client.get(url("https://h/x")) }
@@ -266,6 +302,90 @@ struct TokenRefreshTests {
         }
         #expect(response.statusCode == 401)
         #expect(stubs.requests.count == 1)
+    }
+
+    /// The 401 comes at the second attempt, after a 503 the retry policy retried: it still
+    /// refreshes, once.
+    @Test func a401AfterAServerErrorThatWasRetriedRefreshes() async throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "/me").respond(.status(503), .status(401))
+        stubs.stub(.get, "/me").matching(.header("Authorization", "Bearer fresh")).respond(.text("me"))
+        let refreshes = Locked(0)
+        let auth = BearerTokenInterceptor(token: "expired") {
+            refreshes.withLock { $0 += 1 }
+            return "fresh"
+        }
+        let client = HTTPClient(
+            session: MockURLSession(stubs: stubs), interceptors: [auth], retryPolicy: RetryPolicy(maximumAttempts: 3, jitter: 0),
+            scheduler: ImmediateScheduler())
+
+        #expect(try await client.get(url("https://h/me")).text == "me")
+        #expect(stubs.requests.map { $0.headers["Authorization"] } == ["Bearer expired", "Bearer expired", "Bearer fresh"])
+        #expect(refreshes.current == 1)
+    }
+
+    /// 200 requests that all get a 401, with an auth server that fails: however their 401s
+    /// interleave with the failed refresh, the auth server is asked once.
+    @Test func twoHundredConcurrent401sWithAFailingRefreshAskTheAuthServerOnce() async throws {
+        struct AuthServerDown: Error {}
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, .prefix("/")).respond(.status(401))
+        let refreshes = Locked(0)
+        let auth = BearerTokenInterceptor(token: "expired", retryingAFailedRefreshAfter: .seconds(3600)) {
+            refreshes.withLock { $0 += 1 }
+            throw AuthServerDown()
+        }
+        let client = HTTPClient(session: MockURLSession(stubs: stubs), interceptors: [auth])
+
+        let statuses = await withTaskGroup(of: Int?.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    do {
+                        _ = try await client.get(try #require(URL(string: "https://h/items/\(index)")))
+                        return nil
+                    } catch {
+                        return (error as? HTTPClientError)?.response?.statusCode
+                    }
+                }
+            }
+            return await group.reduce(into: [Int?]()) { $0.append($1) }
+        }
+
+        #expect(statuses == Array(repeating: 401, count: 200))
+        #expect(stubs.requests.count == 200)
+        #expect(refreshes.current == 1)
+    }
+
+    @Test func aFailedRefreshIsTriedAgainForItsTokenOnceItsHoldOffHasPassed() async throws {
+        let stubs = makeStubs()
+        let attempts = Locked(0)
+        let auth = BearerTokenInterceptor(token: "expired", retryingAFailedRefreshAfter: .zero) {
+            let attempt = attempts.withLock { attempts in
+                attempts += 1
+                return attempts
+            }
+            if attempt == 1 { throw URLError(.notConnectedToInternet) }
+            return "fresh"
+        }
+        let client = HTTPClient(session: MockURLSession(stubs: stubs), interceptors: [auth])
+
+        await #expect(throws: HTTPClientError.self) { try await client.get(url("https://h/me")) }
+        #expect(try await client.get(url("https://h/me")).text == "secret data")
+        #expect(attempts.current == 2)
+    }
+
+    @Test func aFailedRefreshIsTheAnswerForItsTokenDuringItsHoldOff() async throws {
+        let stubs = makeStubs()
+        let refreshes = Locked(0)
+        let auth = BearerTokenInterceptor(token: "expired", retryingAFailedRefreshAfter: .seconds(3600)) {
+            refreshes.withLock { $0 += 1 }
+            throw URLError(.notConnectedToInternet)
+        }
+        let client = HTTPClient(session: MockURLSession(stubs: stubs), interceptors: [auth])
+
+        for _ in 0..<3 { await #expect(throws: HTTPClientError.self) { try await client.get(url("https://h/me")) } }
+        #expect(refreshes.current == 1)
+        #expect(stubs.requests.count == 3)
     }
 
     @Test func concurrentRequestsThatAllGet401RefreshOnce() async throws {

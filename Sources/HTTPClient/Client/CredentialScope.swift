@@ -5,12 +5,21 @@ import Foundation
 /// A request is built for one URL (its own, or a path on the base URL), and the client's
 /// headers and interceptors add credentials for that origin (scheme, host and port). When a
 /// request's `configure` closure moves it to another origin, the credentials the client added
-/// are not sent there: `Authorization`, `Proxy-Authorization` and `Cookie` are removed unless the
-/// closure set them itself, and the interceptors (a `BearerTokenInterceptor`, for one) cannot
-/// add or change them. The closure stays the last word: a credential it sets is sent.
+/// are not sent there: every header the redaction hides (``Redaction/standard``'s names, and
+/// the client's own ``HTTPClient/redaction`` rules: `Authorization`, `Cookie`, `X-Api-Key`,
+/// `X-Auth-Token`...) is removed unless the closure set it itself, and the interceptors (a
+/// `BearerTokenInterceptor`, for one) cannot add or change one. The closure stays the last word:
+/// a credential it sets is sent.
 enum CredentialScope {
-    /// The request headers that carry credentials.
-    static let headerNames = ["Authorization", "Proxy-Authorization", "Cookie"]
+    /// Whether a header named `name` carries a credential: what the redaction hides, the
+    /// standard names at least, so that switching redaction off does not send them elsewhere.
+    static func isCredential(_ name: String, hiddenBy redaction: Redaction) -> Bool {
+        Redaction.standard.hides(name: name) || redaction.hides(name: name)
+    }
+
+    private static func credentialNames(in request: URLRequest, hiddenBy redaction: Redaction) -> [String] {
+        (request.allHTTPHeaderFields ?? [:]).keys.filter { isCredential($0, hiddenBy: redaction) }
+    }
 
     /// Whether `configured` goes to another origin than `built` (a missing URL counts as one).
     static func leavesOrigin(_ built: URLRequest, _ configured: URLRequest) -> Bool {
@@ -21,8 +30,8 @@ enum CredentialScope {
 
     /// Removes from `configured` the credentials it still carries as `built` had them: the
     /// client's, which the closure left alone. What the closure set or changed stays.
-    static func removeTheClientsCredentials(from configured: inout URLRequest, builtAs built: URLRequest) {
-        for name in headerNames {
+    static func removeTheClientsCredentials(from configured: inout URLRequest, builtAs built: URLRequest, hiddenBy redaction: Redaction) {
+        for name in credentialNames(in: configured, hiddenBy: redaction) {
             guard let value = configured.value(forHTTPHeaderField: name), value == built.value(forHTTPHeaderField: name) else {
                 continue
             }
@@ -32,8 +41,8 @@ enum CredentialScope {
 
     /// Gives `adapted` back the credentials of `prepared` (or none), whatever the interceptors
     /// did to them.
-    static func restoreCredentials(of prepared: URLRequest, in adapted: inout URLRequest) {
-        for name in headerNames {
+    static func restoreCredentials(of prepared: URLRequest, in adapted: inout URLRequest, hiddenBy redaction: Redaction) {
+        for name in credentialNames(in: prepared, hiddenBy: redaction) + credentialNames(in: adapted, hiddenBy: redaction) {
             adapted.setValue(prepared.value(forHTTPHeaderField: name), forHTTPHeaderField: name)
         }
     }

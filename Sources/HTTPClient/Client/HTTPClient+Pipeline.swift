@@ -110,13 +110,15 @@ extension HTTPClient {
         // not be retried as a GET would be).
         let isIdempotent = request.isIdempotent ?? HTTPMethod(rawValue: prepared.httpMethod ?? request.method.rawValue).isIdempotent
         var number = 1
+        // The retries each interceptor has had for this request, by its place in `interceptors`.
+        var retriesGranted = [Int](repeating: 0, count: interceptors.count)
         while true {
             var urlRequest = prepared
             do {
                 for interceptor in interceptors {
                     urlRequest = try await interceptor.adapt(urlRequest, attempt: number)
                 }
-                if leftItsOrigin { CredentialScope.restoreCredentials(of: prepared, in: &urlRequest) }
+                if leftItsOrigin { CredentialScope.restoreCredentials(of: prepared, in: &urlRequest, hiddenBy: redaction) }
             } catch {
                 return .failure(Task.isCancelled ? .cancelled : .interceptorFailed(error))
             }
@@ -126,23 +128,19 @@ extension HTTPClient {
             let result = Result<Response<Data>, HTTPClientError>.failure(failure)
 
             var delay: TimeInterval?
-            // Whether an interceptor asked for a retry its own limit did not allow: if nothing
-            // else retries, the error says so rather than ending as if nobody had asked.
-            var refusedByLimit = false
             do {
                 // Whatever the method: an interceptor knows why it asks (a 401 refused before
-                // the server acted); idempotency is the retry policy's concern.
-                for interceptor in interceptors where delay == nil {
-                    let decision = try await interceptor.retry(urlRequest, after: result, attempt: number)
-                    if decision != .doNotRetry, number >= interceptor.maximumAttempts {
-                        refusedByLimit = true
-                        continue
-                    }
-                    switch decision {
-                    case .doNotRetry: break
+                // the server acted); idempotency is the retry policy's concern. One whose budget
+                // for this request is spent is not asked (its decision may cost something, such
+                // as a token refresh).
+                for (index, interceptor) in interceptors.enumerated() where delay == nil {
+                    guard retriesGranted[index] < interceptor.maximumRetries else { continue }
+                    switch try await interceptor.retry(urlRequest, after: result, attempt: number) {
+                    case .doNotRetry: continue
                     case .retry: delay = 0
                     case .retryAfter(let seconds): delay = limits.capped(seconds)
                     }
+                    retriesGranted[index] += 1
                 }
             } catch {
                 return .failure(Task.isCancelled ? .cancelled : .interceptorFailed(error))
@@ -152,9 +150,7 @@ extension HTTPClient {
                     after: result, attempt: number, isIdempotent: isIdempotent,
                     now: scheduler.now(), random: Double.random(in: 0...1))
             }
-            guard let delay else {
-                return refusedByLimit ? .failure(.retryLimitReached(attempts: number, last: failure)) : outcome
-            }
+            guard let delay else { return outcome }
             do {
                 try await scheduler.sleep(seconds: delay)
             } catch {

@@ -31,10 +31,6 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
     case validationFailed(response: HTTPClient.Response<Data>, underlying: any Error)
     /// The response body could not be decoded as `type`.
     case decodingFailed(type: String, response: HTTPClient.Response<Data>, underlying: any Error)
-    /// An ``Interceptor`` asked to send the request again after attempt number `attempts`, the
-    /// most its ``Interceptor/maximumAttempts`` allows, so it was not sent: `last` is how that
-    /// attempt failed (its ``response`` is this error's).
-    indirect case retryLimitReached(attempts: Int, last: HTTPClientError)
     /// An ``Interceptor`` threw; the error is what it threw.
     case interceptorFailed(any Error)
     /// The session failed with an error of its own, not a URL loading error, kept as it was
@@ -51,7 +47,6 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
     public var response: HTTPClient.Response<Data>? {
         switch self {
         case .unacceptableStatus(let response), .validationFailed(let response, _), .decodingFailed(_, let response, _): response
-        case .retryLimitReached(_, let last): last.response
         default: nil
         }
     }
@@ -70,8 +65,6 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
             error
         case .validationFailed(_, let error):
             error
-        case .retryLimitReached(_, let last):
-            last
         case .transport(let error):
             error
         case .file(let error):
@@ -111,9 +104,6 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
             let reason = "\(underlying)"
             return "HTTP \(response.statusCode) from \(response.redactedURL(redaction)) failed validation: \(reason)"
                 + response.bodyExcerpt(prefix: Self.bodyAfter(reason), response.hidingItsCredentials(redaction))
-        case .retryLimitReached(let attempts, let last):
-            return "An interceptor asked for a retry after attempt \(attempts), the most its maximumAttempts allows, "
-                + "so none was sent. The last attempt: \(last)"
         case .interceptorFailed(let underlying):
             return "An interceptor failed: \(underlying)"
         case .session(let underlying):

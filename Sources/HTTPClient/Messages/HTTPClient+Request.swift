@@ -48,9 +48,10 @@ extension HTTPClient {
         /// Adjusts the `URLRequest` once it is built (client headers, body and timeout set) and
         /// before the interceptors run: a cache policy, a timeout, a header, without writing an
         /// interceptor. The client's credentials stay on the origin the request was built for:
-        /// when the closure moves it to another scheme, host or port, the `Authorization`,
-        /// `Proxy-Authorization` and `Cookie` headers the client added are removed and the
-        /// interceptors cannot add them back; only the ones the closure sets itself are sent.
+        /// when the closure moves it to another scheme, host or port, every header the client's
+        /// ``HTTPClient/redaction`` hides (`Authorization`, `Cookie`, `X-Api-Key`... and names of
+        /// your own rules) that the client added is removed and the interceptors cannot add one
+        /// back; only the ones the closure sets itself are sent.
         ///
         /// ```swift
         /// var request = HTTPClient.Request<Data>.get("feed")
@@ -318,7 +319,7 @@ extension HTTPClient {
                 url.absoluteString, reason: "the request's configure closure left it without an absolute URL, so nothing was sent")
         }
         guard CredentialScope.leavesOrigin(built, urlRequest) else { return (urlRequest, false) }
-        CredentialScope.removeTheClientsCredentials(from: &urlRequest, builtAs: built)
+        CredentialScope.removeTheClientsCredentials(from: &urlRequest, builtAs: built, hiddenBy: redaction)
         return (urlRequest, true)
     }
 
