@@ -19,7 +19,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "HTTPClient"),
-        .target(name: "HTTPClientStubs", dependencies: ["HTTPClient"]),
+        // epoll(7) and eventfd(2), which the Glibc module leaves out: the system's headers, nothing compiled.
+        .systemLibrary(name: "CEventPoll", path: "Sources/CEventPoll"),
+        .target(name: "HTTPClientStubs", dependencies: ["HTTPClient", .target(name: "CEventPoll", condition: .when(platforms: [.linux]))]),
         // The only module that imports XCTest and Testing (see TestFrameworkBridge.swift).
         .target(name: "HTTPClientMocks", dependencies: ["HTTPClient", "HTTPClientStubs"]),
         .executableTarget(name: "httpc", dependencies: ["HTTPClient", "HTTPClientStubs"]),

@@ -88,6 +88,21 @@ import HTTPClient
         return true
     }
 
+    /// Bytes appended and not yet consumed: a request's head (or pipelined requests) waiting to
+    /// be parsed. A server reads no more while this is a head's limit or more.
+    public var unreadByteCount: Int { buffer.count - position }
+
+    /// Whether part of a request head (request line or header lines) has arrived and the rest
+    /// has not: the time a head takes to arrive whole is bounded apart from its body's.
+    public var isReadingHead: Bool {
+        guard failure == nil else { return false }
+        switch state {
+        case .requestLine: return position < buffer.count
+        case .headerLines: return true
+        default: return false
+        }
+    }
+
     // MARK: The state machine
 
     private mutating func step() throws(HTTPRequestParseError) -> Event? {

@@ -71,6 +71,20 @@ enum HTTPResponseWriter {
         return head(status: status, headers: headers, framing: .length(body.count), closesConnection: closesConnection) + body
     }
 
+    /// The same response as the pieces a connection writes: the head, then the body as it is
+    /// (not copied) when it is large; a small body goes in the head's piece, one write for both.
+    static func responsePieces(
+        status: Int, headers: [HTTPHeaders.Field], body: Data, method: String, closesConnection: Bool
+    ) -> [Data] {
+        guard body.count > smallBody, method != "HEAD", !isBodiless(status) else {
+            return [Data(response(status: status, headers: headers, body: body, method: method, closesConnection: closesConnection))]
+        }
+        return [Data(head(status: status, headers: headers, framing: .length(body.count), closesConnection: closesConnection)), body]
+    }
+
+    /// Bodies up to this size are copied next to their head, so the answer takes one write.
+    static let smallBody = 16 * 1024
+
     /// One piece of a chunked body: its size in hexadecimal, the bytes, CRLF. Empty bytes
     /// give no bytes at all, as a zero-size chunk would end the body.
     /// - Parameter bytes: the piece.

@@ -9,14 +9,28 @@ struct ServerContext: Sendable {
     let baseURL: URL
     /// How a server answers: no redirect followed, no cookie kept, no cache, no client timeout.
     let behaviour: SessionBehaviour = .server
+    /// Where the log's entries go, off the loops.
+    let log: LogRelay?
+
+    init(registry: StubRegistry, configuration: StubServer.Configuration, baseURL: URL) {
+        self.registry = registry
+        self.configuration = configuration
+        self.baseURL = baseURL
+        log = configuration.log.map(LogRelay.init)
+    }
 }
 
-/// A ``StubServer``'s listening socket and its open connections: accepts while it runs, and on
-/// `stop()` closes them all and frees the port.
-// @unchecked: corelibs' Dispatch does not mark its sources Sendable (Apple's does); `source` is
-// set up in init and then only cancelled, which Dispatch allows from any thread, and the rest is
-// constants and `state`'s lock.
-final class Listener: @unchecked Sendable {
+/// A ``StubServer``'s listening socket and its open connections: accepts while it runs, hands
+/// each connection to the next loop of the shared ``EventLoopGroup``, and on `stop()` closes
+/// them all and frees the port.
+///
+/// Past ``StubServer/Configuration/maximumConnections`` a connection is accepted, answered 503
+/// and closed. When the process has no descriptor left (`EMFILE`), a spare one kept for the
+/// purpose is closed to accept the waiting connection and answer it 503 the same way; when not
+/// even that is possible, accepting pauses for a moment instead of spinning on a socket that
+/// stays ready.
+// @unchecked: the mutable state is `state`, behind its lock, and `spare`, touched on `loop` only.
+final class Listener: ReadinessHandler, @unchecked Sendable {
     private struct State {
         var connections: [ObjectIdentifier: ServerConnection] = [:]
         var stopped = false
@@ -24,41 +38,83 @@ final class Listener: @unchecked Sendable {
 
     private let socket: Socket
     private let context: ServerContext
-    private let queue = DispatchQueue(label: "StubServer.listener")
-    private let source: any DispatchSourceRead
+    private let group: EventLoopGroup
+    private let loop: EventLoop
     private let state = Locked(State())
-    /// Signalled once the listening descriptor is closed.
-    private let closed = DispatchSemaphore(value: 0)
+    private var spare = SpareDescriptor()
+    /// Whether accepting pauses after running out of descriptors.
+    private var isPaused = false
+    /// How long accepting pauses when no descriptor can be had even for a 503.
+    private static let pause: TimeInterval = 0.1
 
-    init(socket: Socket, context: ServerContext) {
+    init(socket: Socket, context: ServerContext, group: EventLoopGroup) {
         self.socket = socket
         self.context = context
-        source = DispatchSource.makeReadSource(fileDescriptor: socket.descriptor, queue: queue)
-        source.setEventHandler { [weak self] in self?.acceptWaiting() }
-        source.setCancelHandler { [socket, closed] in
-            socket.close()
-            closed.signal()
-        }
-        source.resume()
+        self.group = group
+        loop = group.nextLoop()
+        loop.execute { [self] in loop.watch(socket.descriptor, by: self, reading: true, writing: false) }
     }
 
     /// Takes every waiting connection.
-    private func acceptWaiting() {
-        while let accepted = socket.accept() {
-            let connection = ServerConnection(socket: accepted, context: context) { [weak self] connection in
-                self?.state.withLock { _ = $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
+    func readable() {
+        guard !isPaused else { return }
+        // A bounded batch: the loop's other sockets get their turn between batches.
+        for _ in 0..<64 {
+            switch socket.accept() {
+            case .connection(let accepted):
+                admit(accepted)
+            case .none:
+                return
+            case .outOfDescriptors:
+                guard spare.release(), case .connection(let accepted) = socket.accept() else {
+                    spare.reopen()
+                    return pauseAccepting()
+                }
+                refuse(accepted, "the server is out of file descriptors (the process's limit is reached)")
+                spare.reopen()
             }
-            let admitted = state.withLock { state -> Bool? in
-                guard !state.stopped else { return nil }
-                guard state.connections.count < context.configuration.maximumConnections else { return false }
-                state.connections[ObjectIdentifier(connection)] = connection
-                return true
-            }
-            switch admitted {
-            case true?: connection.start()
-            case false?: connection.refuse()
-            case nil: connection.close()
-            }
+        }
+    }
+
+    func writable() {}
+
+    private func admit(_ accepted: Socket) {
+        let connectionLoop = group.nextLoop()
+        let connection = ServerConnection(socket: accepted, loop: connectionLoop, context: context) { [weak self] connection in
+            self?.state.withLock { _ = $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
+        }
+        let admitted = state.withLock { state -> Bool? in
+            guard !state.stopped else { return nil }
+            guard state.connections.count < context.configuration.maximumConnections else { return false }
+            state.connections[ObjectIdentifier(connection)] = connection
+            return true
+        }
+        switch admitted {
+        case true?: connectionLoop.execute { connection.start() }
+        case false?:
+            let limit = context.configuration.maximumConnections
+            connectionLoop.execute { connection.refuse("the server has \(limit) connections open, its most") }
+        case nil: accepted.close()
+        }
+    }
+
+    /// Answers 503 at once and closes, on the listener's loop: no connection is kept for it.
+    private func refuse(_ accepted: Socket, _ reason: String) {
+        let answer = HTTPResponseWriter.errorResponse(status: 503, reason: reason)
+        _ = answer.withUnsafeBytes { accepted.send($0) }
+        accepted.close()
+    }
+
+    /// Stops watching the socket for a moment: it stays ready while connections wait, and no
+    /// descriptor is free to take them.
+    private func pauseAccepting() {
+        isPaused = true
+        loop.watch(socket.descriptor, by: self, reading: false, writing: false)
+        loop.schedule(after: Self.pause) { [self] in
+            isPaused = false
+            spare.reopen()
+            guard !state.withLock({ $0.stopped }) else { return }
+            loop.watch(socket.descriptor, by: self, reading: true, writing: false)
         }
     }
 
@@ -71,10 +127,22 @@ final class Listener: @unchecked Sendable {
             return Array(state.connections.values)
         }
         guard let connections else { return }
-        source.cancel()
-        for connection in connections { connection.close() }
-        // The descriptor is closed by the source's cancel handler, on the listener's queue:
-        // waited for, so the port is free when stop() returns.
-        closed.wait()
+        for connection in connections { connection.loop.execute { connection.close() } }
+        let closeListener = { @Sendable [self] in
+            loop.forget(socket.descriptor)
+            socket.close()
+            _ = spare.release()
+        }
+        // The port is free when stop() returns.
+        if loop.inLoop {
+            closeListener()
+        } else {
+            let closed = DispatchSemaphore(value: 0)
+            loop.execute {
+                closeListener()
+                closed.signal()
+            }
+            closed.wait()
+        }
     }
 }

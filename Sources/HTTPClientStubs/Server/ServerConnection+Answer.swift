@@ -16,7 +16,7 @@ extension ServerConnection {
         // No client timeout on a server: the client keeps its own clock.
         request.timeoutInterval = 0
         context.registry.exchange(request, behaviour: context.behaviour, cancellation: slot.cancellation) { [self] result in
-            queue.async { [self] in deliver(result, for: parsed.head, in: slot) }
+            loop.execute { [self] in deliver(result, for: parsed.head, in: slot) }
         }
         // A request read after the client's input ended: an answer decided now goes out, one
         // held by the test lets go, as in `endInput`.
@@ -45,7 +45,7 @@ extension ServerConnection {
         if slot.cancellation.isCancelled, (delivery.error as? URLError)?.code == .cancelled {
             // Held when the client's input ended: the connection closes after the answers before it.
             log(head, status: nil, answeredBy: Self.closedBeforeTheAnswer)
-            emit([], in: slot, finished: true, closesConnection: true)
+            emit(pieces: [], in: slot, finished: true, closesConnection: true)
             return
         }
         let answeredBy = delivery.answered.last.map { Self.answeredBy($0.stub, $0.request) }
@@ -60,7 +60,7 @@ extension ServerConnection {
             // after the answers before it and the stub's latency.
             log(head, status: nil, answeredBy: answeredBy ?? "the request failed: \(delivery.error.map { "\($0)" } ?? "no response")")
             after(delivery.latency + delivery.downloadTime) { [self] in
-                emit([], in: slot, finished: true, closesConnection: true)
+                emit(pieces: [], in: slot, finished: true, closesConnection: true)
                 delivery.noteDelivered()
             }
             return
@@ -70,10 +70,11 @@ extension ServerConnection {
         let status = http.statusCode
         after(delivery.latency) { [self] in
             guard !delivery.parts.isEmpty, head.method != "HEAD", !HTTPResponseWriter.isBodiless(status) else {
+                // The body goes out from the stub's own bytes: held once, however slowly it is read.
                 let body = delivery.data ?? Data()
-                let bytes = HTTPResponseWriter.response(
+                let pieces = HTTPResponseWriter.responsePieces(
                     status: status, headers: fields, body: body, method: head.method, closesConnection: closes)
-                emit(bytes, in: slot, finished: true, closesConnection: closes)
+                emit(pieces: pieces, in: slot, finished: true, closesConnection: closes)
                 delivery.noteDelivered()
                 return
             }
@@ -111,7 +112,7 @@ extension ServerConnection {
                 return
             case .failure:
                 // No last chunk: the transfer is broken, as the stub says.
-                emit([], in: slot, finished: true, closesConnection: true)
+                emit(pieces: [], in: slot, finished: true, closesConnection: true)
                 delivery.noteDelivered()
                 return
             }
@@ -120,11 +121,11 @@ extension ServerConnection {
         delivery.noteDelivered()
     }
 
-    /// Runs `body` on the connection's queue after `seconds`: no thread waits.
-    private func after(_ seconds: TimeInterval, _ body: @escaping @Sendable () -> Void) {
+    /// Runs `body` on the connection's loop after `seconds`: no thread waits.
+    private func after(_ seconds: TimeInterval, _ body: @escaping () -> Void) {
         // Clamped as the other transports clamp: NaN is no wait, and no wait overflows.
         guard seconds > 0 else { return body() }
-        queue.asyncAfter(deadline: .now() + min(seconds, 1e9), execute: body)
+        loop.schedule(after: seconds, body)
     }
 
     /// The stub, and the file or recorded interaction it answered from when it has one
@@ -135,8 +136,8 @@ extension ServerConnection {
     }
 
     private func log(_ head: HTTPRequestHead, status: Int?, answeredBy: String) {
-        guard let log = context.configuration.log else { return }
+        guard let log = context.log else { return }
         let target = context.registry.redaction.redacted(url: head.target)
-        log(StubServer.LogEntry(method: head.method, target: target, status: status, answeredBy: answeredBy))
+        log.send(StubServer.LogEntry(method: head.method, target: target, status: status, answeredBy: answeredBy))
     }
 }

@@ -4,21 +4,29 @@ import HTTPClient
 
 /// One client connection of a ``StubServer``: reads requests (pipelined ones too), answers each
 /// through the exchange, and writes the answers in the order the requests came, however late
-/// each is decided. Closes on `Connection: close`, malformed input (after its 4xx), a read or
-/// idle timeout, a client that takes no answer for the idle timeout, the client going away, or
-/// the server stopping.
+/// each is decided. Closes on `Connection: close`, malformed input (after its 4xx), a head that
+/// does not arrive whole in time, a body that goes quiet, an idle or unread connection, the
+/// client going away, or the server stopping.
+///
+/// It lives on one ``EventLoop``: every method runs on that loop's thread (other threads hop
+/// there with `loop.execute`), so its state needs no lock.
+///
+/// What it holds is bounded whatever the client does. It reads only what it will use: one read
+/// at a time, parsed before the next, and none while it may not start another request (after one
+/// that closes the connection, with ``maximumPipelined`` answers waiting, or while the client
+/// leaves more than ``maximumUnsent`` bytes of answers unread). An answer's body is held once (the
+/// stub's own bytes, written from where they are).
 ///
 /// A client that ends its sending side (`shutdown(SHUT_WR)`, `nc -N`) may still be reading: the
 /// requests it sent whole are answered before the connection closes. Which of the two it did
 /// cannot be told from the wire, so an answer still waiting on the test (a ``HeldResponse``)
 /// lets go of its request, as for a client that went away.
-// @unchecked: every mutable property is read and written on `queue` only (each entry point hops
-// onto it), so the state needs no lock of its own.
-final class ServerConnection: @unchecked Sendable {
+// @unchecked: every mutable property is touched on `loop`'s thread only.
+final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     /// One request's place in the answer order, and what of its answer is still to be written.
     final class Slot: @unchecked Sendable {
-        // @unchecked: touched on the connection's queue only, as the connection's own state.
-        var pending = Data()
+        // @unchecked: touched on the connection's loop only, as the connection's own state.
+        var pending: [Data] = []
         var finished = false
         var closesConnection = false
         /// Cancelled when the connection closes first: a held response lets go of the request.
@@ -26,104 +34,102 @@ final class ServerConnection: @unchecked Sendable {
     }
 
     let context: ServerContext
-    let queue = DispatchQueue(label: "StubServer.connection")
+    let loop: EventLoop
     private let socket: Socket
     private let onClose: @Sendable (ServerConnection) -> Void
-    private let readSource: any DispatchSourceRead
-    private let writeSource: any DispatchSourceWrite
-    private let timer: any DispatchSourceTimer
     private var parser: HTTPRequestParser
     /// The answers not yet written whole, in request order; only the first writes to the socket.
     private var slots: [Slot] = []
     /// The slot of a request whose head has come and whose body has not.
     private var openSlot: Slot?
-    /// Bytes for the socket; those before `written` are sent (dropped once all are, not one
-    /// send at a time: a large body would be copied again after every send).
-    private var output = Data()
+    /// Bytes for the socket, in order; `written` of the first are sent.
+    private var output: [Data] = []
     private var written = 0
-    private var isWriteSourceRunning = false
-    private var isReadSourceRunning = false
+    private var unsent = 0
     /// No more requests are read: the last answer closes the connection.
     private var closesAfterAnswers = false
     /// The client ended its sending side: nothing more comes from the socket, but the requests
     /// already in the parser are still answered.
     private(set) var inputEnded = false
-    /// The answers are out and the write side shut: what the client still sends is read and dropped
-    /// until it closes, so its unread bytes do not make the kernel reset the connection under the answer.
+    /// The answers are out and the write side shut: what the client still sends is read and
+    /// dropped until it closes, so its unread bytes do not make the kernel reset the connection
+    /// under the answer.
     private var isLingering = false
     private(set) var isClosed = false
-    private var openSources = 2
+    private var isWatched = false
+    /// Whether the socket would not take more: written when the loop says it is writable again.
+    private var waitsToWrite = false
+
+    // The clock: uptime nanoseconds of the events the timeouts count from.
+    private var headStartedAt: UInt64?
+    private var lastProgress: UInt64 = DispatchTime.now().uptimeNanoseconds
+    private var lingerStartedAt: UInt64 = 0
+    /// When the connection's timeout is due, and the loop timer that looks at it then (it may
+    /// find the deadline moved later, and wait again).
+    private var deadline: UInt64?
+    private var timer: LoopTimer?
 
     /// Answers queued beyond this many stop the reading until some are written.
-    private static let maximumPipelined = 64
+    static let maximumPipelined = 64
     /// Answer bytes the client has not taken beyond which no further request is read: a client
     /// that pipelines requests and reads nothing must not make the server hold every answer.
     static let maximumUnsent = 1 << 20
+    /// The bytes one read takes from the socket.
+    static let readSize = 64 * 1024
     /// Seconds a closing connection waits for the client to close its side.
     private static let lingerTime: TimeInterval = 2
 
-    init(socket: Socket, context: ServerContext, onClose: @escaping @Sendable (ServerConnection) -> Void) {
+    init(socket: Socket, loop: EventLoop, context: ServerContext, onClose: @escaping @Sendable (ServerConnection) -> Void) {
         self.socket = socket
+        self.loop = loop
         self.context = context
         self.onClose = onClose
         parser = HTTPRequestParser(limits: context.configuration.limits)
-        readSource = DispatchSource.makeReadSource(fileDescriptor: socket.descriptor, queue: queue)
-        writeSource = DispatchSource.makeWriteSource(fileDescriptor: socket.descriptor, queue: queue)
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        readSource.setEventHandler { [unowned self] in readAvailable() }
-        writeSource.setEventHandler { [unowned self] in
-            flush()
-            readOnIfThereIsRoom()
-            // The client took some: its time to take the rest starts again.
-            armTimer()
-        }
-        timer.setEventHandler { [unowned self] in timedOut() }
-        // Both sources watch the descriptor: it is closed once neither does. The handlers hold
-        // the connection until then.
-        let release = { @Sendable [self] in
-            openSources -= 1
-            if openSources == 0 { socket.close() }
-        }
-        readSource.setCancelHandler(handler: release)
-        writeSource.setCancelHandler(handler: release)
-        timer.schedule(deadline: .distantFuture)
-        timer.resume()
     }
 
-    /// Starts reading requests.
+    /// Starts reading requests; on the loop.
     func start() {
-        queue.async { [self] in
-            armTimer()
-            resumeReading()
-        }
+        isWatched = true
+        lastProgress = DispatchTime.now().uptimeNanoseconds
+        updateInterest()
+        armTimer()
     }
 
-    /// Answers 503 (the server has as many connections as it takes) and closes.
-    func refuse() {
-        queue.async { [self] in
-            fail(status: 503, reason: "the server has \(context.configuration.maximumConnections) connections open, its most")
-        }
+    /// Answers 503 (the server has as many connections as it takes) and closes; on the loop.
+    func refuse(_ reason: String) {
+        isWatched = true
+        updateInterest()
+        fail(status: 503, reason: reason)
     }
 
-    /// Closes now: answers not yet written are dropped and their exchanges cancelled.
+    /// Closes now: answers not yet written are dropped and their exchanges cancelled; on the loop.
     func close() {
-        queue.async { [self] in tearDown() }
+        tearDown()
     }
 
     // MARK: Reading
 
-    private func readAvailable() {
+    /// Whether the connection reads from its socket now: only what it will use.
+    private var readsNow: Bool {
+        if isLingering { return true }
+        return !isClosed && !inputEnded && !closesAfterAnswers && slots.count < Self.maximumPipelined && !isBackedUp
+            && parser.unreadByteCount < context.configuration.limits.maximumHeadBytes
+    }
+
+    func readable() {
+        guard !isClosed else { return }
         var ended = false
-        withUnsafeTemporaryAllocation(byteCount: 64 * 1024, alignment: 1) { buffer in
-            while !ended {
-                switch socket.receive(into: buffer) {
-                case .bytes(let count):
-                    if !isLingering { parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
-                case .wouldBlock:
-                    return
-                case .closed:
-                    ended = true
+        withUnsafeTemporaryAllocation(byteCount: Self.readSize, alignment: 1) { buffer in
+            switch socket.receive(into: buffer) {
+            case .bytes(let count):
+                if !isLingering {
+                    parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                    lastProgress = DispatchTime.now().uptimeNanoseconds
                 }
+            case .wouldBlock:
+                break
+            case .closed:
+                ended = true
             }
         }
         if ended {
@@ -133,6 +139,7 @@ final class ServerConnection: @unchecked Sendable {
         }
         if !isLingering { readRequests() }
         guard !isClosed else { return }
+        updateInterest()
         armTimer()
     }
 
@@ -141,7 +148,6 @@ final class ServerConnection: @unchecked Sendable {
     /// as for a client that went away, since a client that closed both sides looks the same.
     private func endInput() {
         inputEnded = true
-        pauseReading()
         // Answers already decided are unaffected: only a held exchange is still waiting. The open
         // slot's exchange has not started (its body may still be in the parser, whole).
         for slot in slots where slot !== openSlot { slot.cancellation.cancel() }
@@ -170,14 +176,19 @@ final class ServerConnection: @unchecked Sendable {
             } catch {
                 return fail(status: error.status, reason: error.reason)
             }
-            guard let event else { return noWholeRequestWaits() }
+            guard let event else {
+                noteHeadProgress()
+                return noWholeRequestWaits()
+            }
             switch event {
             case .head(let head):
+                headStartedAt = nil
                 let slot = Slot()
                 slots.append(slot)
                 openSlot = slot
                 if head.expectsContinue { emit(HTTPResponseWriter.continueResponse, in: slot) }
             case .request(let request):
+                headStartedAt = nil
                 let slot = openSlot ?? Slot()
                 if openSlot == nil { slots.append(slot) }
                 openSlot = nil
@@ -185,7 +196,15 @@ final class ServerConnection: @unchecked Sendable {
                 answer(request, in: slot)
             }
         }
-        if slots.count >= Self.maximumPipelined || isBackedUp { pauseReading() }
+    }
+
+    /// Starts the head's clock when the first bytes of a head are in.
+    private func noteHeadProgress() {
+        if parser.isReadingHead {
+            if headStartedAt == nil { headStartedAt = DispatchTime.now().uptimeNanoseconds }
+        } else {
+            headStartedAt = nil
+        }
     }
 
     /// Answers `status` with `reason` after the answers before it, then closes: the bytes after
@@ -200,26 +219,20 @@ final class ServerConnection: @unchecked Sendable {
         emit(HTTPResponseWriter.errorResponse(status: status, reason: reason), in: slot, finished: true, closesConnection: true)
     }
 
-    private func pauseReading() {
-        guard isReadSourceRunning else { return }
-        readSource.suspend()
-        isReadSourceRunning = false
-    }
-
-    private func resumeReading() {
-        guard !isReadSourceRunning, !isClosed, !inputEnded else { return }
-        readSource.resume()
-        isReadSourceRunning = true
-    }
-
     // MARK: Writing
 
     /// Adds bytes to `slot`'s answer; `finished` ends it. Written at once when every answer
     /// before it is out. Returns `false` when the connection is gone: nothing more is wanted.
     @discardableResult
     func emit(_ bytes: [UInt8], in slot: Slot, finished: Bool = false, closesConnection: Bool = false) -> Bool {
+        emit(pieces: bytes.isEmpty ? [] : [Data(bytes)], in: slot, finished: finished, closesConnection: closesConnection)
+    }
+
+    /// Adds pieces to `slot`'s answer, each written from where it is (a body is not copied).
+    @discardableResult
+    func emit(pieces: [Data], in slot: Slot, finished: Bool = false, closesConnection: Bool = false) -> Bool {
         guard !isClosed, slots.contains(where: { $0 === slot }) else { return false }
-        slot.pending.append(contentsOf: bytes)
+        slot.pending += pieces.lazy.filter { !$0.isEmpty }
         if finished {
             slot.finished = true
             slot.closesConnection = closesConnection
@@ -231,8 +244,11 @@ final class ServerConnection: @unchecked Sendable {
     /// Moves the first answers' bytes to the socket, each finished one making way for the next.
     private func writeReadyAnswers() {
         while let first = slots.first {
-            output.append(first.pending)
-            first.pending = Data()
+            for piece in first.pending {
+                output.append(piece)
+                unsent += piece.count
+            }
+            first.pending = []
             guard first.finished else { break }
             slots.removeFirst()
             if first.closesConnection {
@@ -243,89 +259,120 @@ final class ServerConnection: @unchecked Sendable {
         }
         flush()
         guard !isClosed else { return }
-        readOnIfThereIsRoom()
+        readRequests()
+        updateInterest()
         armTimer()
     }
 
     /// More than ``maximumUnsent`` bytes of answers wait for the client to take them.
-    private var isBackedUp: Bool { output.count - written > Self.maximumUnsent }
+    private var isBackedUp: Bool { unsent > Self.maximumUnsent }
 
-    /// Reads (and answers) the requests that wait, once the answers before them leave room.
-    private func readOnIfThereIsRoom() {
-        guard !isClosed, !closesAfterAnswers, slots.count < Self.maximumPipelined, !isBackedUp else { return }
-        resumeReading()
-        readRequests()
+    func writable() {
+        guard !isClosed else { return }
+        waitsToWrite = false
+        let before = unsent
+        flush()
+        guard !isClosed else { return }
+        // The client took some: its time to take the rest starts again.
+        if unsent < before { lastProgress = DispatchTime.now().uptimeNanoseconds }
+        if !isBackedUp { readRequests() }
+        updateInterest()
+        armTimer()
     }
 
     /// Writes what the socket takes; waits for it to drain when it takes no more.
     private func flush() {
-        while written < output.count {
-            let transfer = output.withUnsafeBytes { socket.send(UnsafeRawBufferPointer(rebasing: $0[written...])) }
+        while let first = output.first {
+            let transfer = first.withUnsafeBytes { socket.send(UnsafeRawBufferPointer(rebasing: $0[written...])) }
             switch transfer {
             case .bytes(let count):
                 written += count
-            case .wouldBlock:
-                if written >= 1 << 20 {
-                    // A client slower than the answer: keep only what it has not taken.
-                    output.removeSubrange(0..<written)
+                unsent -= count
+                if written == first.count {
+                    output.removeFirst()
                     written = 0
                 }
-                if !isWriteSourceRunning {
-                    writeSource.resume()
-                    isWriteSourceRunning = true
-                }
+            case .wouldBlock:
+                waitsToWrite = true
                 return
             case .closed:
                 return tearDown()
             }
         }
-        output.removeAll(keepingCapacity: output.count < 1 << 20)
-        written = 0
-        if isWriteSourceRunning {
-            writeSource.suspend()
-            isWriteSourceRunning = false
-        }
         if closesAfterAnswers, slots.isEmpty, !isLingering {
             // Nothing to wait for from a client that has said all it will.
             if inputEnded { return tearDown() }
             isLingering = true
+            lingerStartedAt = DispatchTime.now().uptimeNanoseconds
             socket.shutdownWrite()
-            resumeReading()
-            armTimer()
         }
+    }
+
+    /// Tells the loop what the connection waits for now.
+    private func updateInterest() {
+        guard !isClosed, isWatched else { return }
+        loop.watch(socket.descriptor, by: self, reading: readsNow, writing: waitsToWrite)
     }
 
     // MARK: Timeouts and closing
 
-    /// Waits as long as the connection's state allows: the read timeout in the middle of a
-    /// request the server is reading (its body included, after its head opened a slot), the
-    /// idle timeout between requests and while the client takes none of the answers that wait
-    /// for it, the linger time once closing; no limit while answers are being decided and
-    /// nothing more is awaited from the client (a held response waits for the test).
+    /// When the connection gives up, as its state allows: a head must arrive whole within the
+    /// head timeout of its first byte, a body must not go quiet for the read timeout; the idle
+    /// timeout between requests and while the client takes none of the answers that wait for
+    /// it; the linger time once closing; no limit while answers are being decided and nothing
+    /// more is awaited from the client (a held response waits for the test).
     private func armTimer() {
         guard !isClosed else { return }
         let configuration = context.configuration
-        let seconds: TimeInterval? =
-            if isLingering {
-                Self.lingerTime
-            } else if isBackedUp {
-                configuration.idleTimeout
-            } else if closesAfterAnswers || inputEnded {
-                nil
-            } else if parser.isInsideRequest, isReadSourceRunning {
-                // Paused (answers to write first), the server is not reading: no fault of the client.
-                configuration.readTimeout
-            } else if !slots.isEmpty { nil } else { configuration.idleTimeout }
-        guard let seconds else { return timer.schedule(deadline: .distantFuture) }
-        timer.schedule(deadline: .now() + min(max(seconds, 0), 1e9))
+        func after(_ seconds: TimeInterval, from start: UInt64) -> UInt64 {
+            start &+ UInt64(min(max(seconds, 0), 1e9) * 1e9)
+        }
+        let due: UInt64?
+        if isLingering {
+            due = after(Self.lingerTime, from: lingerStartedAt)
+        } else if isBackedUp {
+            due = after(configuration.idleTimeout, from: lastProgress)
+        } else if closesAfterAnswers || inputEnded {
+            due = nil
+        } else if let headStartedAt, readsNow {
+            // Paused (answers to write first), the server is not reading: no fault of the client.
+            due = min(after(configuration.headTimeout, from: headStartedAt), after(configuration.readTimeout, from: lastProgress))
+        } else if parser.isInsideRequest, readsNow {
+            due = after(configuration.readTimeout, from: lastProgress)
+        } else if !slots.isEmpty {
+            due = nil
+        } else {
+            due = after(configuration.idleTimeout, from: lastProgress)
+        }
+        deadline = due
+        guard let due else { return }
+        // A timer already due no later looks again when it fires: moving a deadline later costs nothing.
+        if let timer, timer.deadline <= due { return }
+        timer?.cancel()
+        timer = loop.schedule(at: due) { [self] in timerFired() }
+    }
+
+    private func timerFired() {
+        timer = nil
+        guard !isClosed, let deadline else { return }
+        if DispatchTime.now().uptimeNanoseconds < deadline {
+            timer = loop.schedule(at: deadline) { [self] in timerFired() }
+            return
+        }
+        timedOut()
     }
 
     private func timedOut() {
-        guard !isClosed else { return }
         // A client that takes none of its answers for the idle timeout is given up.
         if isLingering || isBackedUp || (!parser.isInsideRequest && slots.isEmpty) { return tearDown() }
         guard parser.isInsideRequest, !closesAfterAnswers else { return }
-        fail(status: 408, reason: "the request did not arrive whole within \(context.configuration.readTimeout) s of quiet")
+        let configuration = context.configuration
+        if let headStartedAt,
+            DispatchTime.now().uptimeNanoseconds &- headStartedAt >= UInt64(min(max(configuration.headTimeout, 0), 1e9) * 1e9)
+        {
+            return fail(status: 408, reason: "the request head did not arrive whole within \(configuration.headTimeout) s")
+        }
+        fail(status: 408, reason: "the request did not arrive whole within \(configuration.readTimeout) s of quiet")
     }
 
     /// Closes the connection now and cancels every exchange still in it; once.
@@ -336,16 +383,12 @@ final class ServerConnection: @unchecked Sendable {
         openSlot?.cancellation.cancel()
         slots = []
         openSlot = nil
-        output = Data()
-        written = 0
-        timer.cancel()
-        readSource.cancel()
-        writeSource.cancel()
-        // A suspended source never runs its cancel handler (and must not be released): let both run.
-        if !isReadSourceRunning { readSource.resume() }
-        if !isWriteSourceRunning { writeSource.resume() }
-        isReadSourceRunning = true
-        isWriteSourceRunning = true
+        output = []
+        unsent = 0
+        timer?.cancel()
+        timer = nil
+        if isWatched { loop.forget(socket.descriptor) }
+        socket.close()
         onClose(self)
     }
 }

@@ -88,16 +88,28 @@ struct Socket: Sendable {
         return (socket, Int(boundPort))
     }
 
-    /// The next waiting connection, non-blocking and close-on-exec; `nil` when none waits (or
-    /// it went away before it was taken).
-    func accept() -> Socket? {
+    /// What `accept` found.
+    enum Accepted {
+        /// A connection, non-blocking and close-on-exec.
+        case connection(Socket)
+        /// None waits now (or it went away before it was taken).
+        case none
+        /// One waits, but the process (`EMFILE`) or the system (`ENFILE`) has no descriptor for it.
+        case outOfDescriptors
+    }
+
+    /// The next waiting connection.
+    func accept() -> Accepted {
         let accepted = systemAccept(descriptor)
-        guard accepted >= 0 else { return nil }
+        guard accepted >= 0 else {
+            let code = errno
+            return code == EMFILE || code == ENFILE ? .outOfDescriptors : .none
+        }
         Self.configure(accepted)
         var on: Int32 = 1
         // Small answers go out at once, not after the peer's delayed ACK.
         setsockopt(accepted, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        return Socket(descriptor: accepted)
+        return .connection(Socket(descriptor: accepted))
     }
 
     // MARK: Transferring
@@ -143,6 +155,18 @@ struct Socket: Sendable {
         systemClose(descriptor)
     }
 
+    /// How many descriptors the process may have open (its soft `RLIMIT_NOFILE`), when limited.
+    static var descriptorLimit: Int? {
+        var limit = rlimit()
+        #if canImport(Darwin)
+        let found = getrlimit(RLIMIT_NOFILE, &limit)
+        #else
+        let found = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        #endif
+        guard found == 0, limit.rlim_cur < rlim_t(Int32.max) else { return nil }
+        return Int(clamping: limit.rlim_cur)
+    }
+
     // MARK: Platform details
 
     private static func makeSocket(family: Int32) -> Int32 {
@@ -186,6 +210,26 @@ struct Socket: Sendable {
         address.sin6_family = sa_family_t(AF_INET6)
         address.sin6_port = UInt16(port).bigEndian
         return address
+    }
+}
+
+/// A descriptor kept open for the moment the process runs out of them: closed, it makes room to
+/// accept one connection and answer it 503 rather than leave it waiting (then it is opened again).
+struct SpareDescriptor: Sendable {
+    private(set) var descriptor: Int32 = -1
+
+    init() { reopen() }
+
+    mutating func reopen() {
+        if descriptor < 0 { descriptor = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+    }
+
+    /// Frees the descriptor; whether there was one to free.
+    mutating func release() -> Bool {
+        guard descriptor >= 0 else { return false }
+        systemClose(descriptor)
+        descriptor = -1
+        return true
     }
 }
 

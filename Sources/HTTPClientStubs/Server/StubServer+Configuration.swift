@@ -11,14 +11,21 @@ extension StubServer {
         /// The status of the answer to a request no stub matches (its body is the report, with
         /// credentials redacted): 404 by default.
         public var unmatchedStatus: Int = 404
-        /// Called once per request, after its answer is decided (on a server thread).
+        /// Called once per request, after its answer is decided, in that order, on a queue of its
+        /// own: a call that blocks holds up the log, not the server (past 10,000 waiting entries,
+        /// further ones are dropped).
         public var log: (@Sendable (LogEntry) -> Void)?
 
         /// How much a client may send and how long it may take (internal: the defaults suit tests;
         /// the server's own tests lower them).
         var limits = HTTPServerLimits()
-        /// The most connections open at once; one more is accepted, answered 503 and closed.
-        var maximumConnections = 512
+        /// The most connections open at once; one more is accepted, answered 503 and closed. 512,
+        /// or fewer when the process may open fewer descriptors (half its limit, less some for the
+        /// rest of the process: each connection of a test's client in the same process takes two).
+        var maximumConnections = StubServer.Configuration.defaultMaximumConnections
+        /// Seconds a request head may take to arrive whole, from its first byte: a client that
+        /// sends it slower is answered 408 and closed, however often it sends a byte.
+        var headTimeout: TimeInterval = 20
         /// Seconds a client may go quiet in the middle of a request before it is answered 408.
         var readTimeout: TimeInterval = 30
         /// Seconds a kept-alive connection may wait for its next request before it is closed.
@@ -26,6 +33,11 @@ extension StubServer {
 
         /// The defaults: loopback IPv4, a free port, 404 for unmatched requests, no log.
         public init() {}
+
+        static let defaultMaximumConnections: Int = {
+            guard let limit = Socket.descriptorLimit else { return 512 }
+            return min(512, max(8, (limit - 64) / 2))
+        }()
     }
 
     /// The interface a ``StubServer`` listens on.

@@ -38,6 +38,7 @@ public final class StubServer: Sendable {
     ///   the address is not this machine's) or listened on.
     public init(_ stubs: StubRegistry, configuration: Configuration = Configuration()) throws {
         let host = configuration.address.host
+        let group = try EventLoopGroup.shared.get()
         let (socket, port) = try Socket.listening(host: host, port: configuration.port, backlog: 512)
         self.port = port
         let authority = host.contains(":") ? "[\(host)]" : host
@@ -46,7 +47,8 @@ public final class StubServer: Sendable {
             throw StubServerError(.bind, host: host, port: port, reason: "the address does not make a URL")
         }
         self.baseURL = baseURL
-        listener = Listener(socket: socket, context: ServerContext(registry: stubs, configuration: configuration, baseURL: baseURL))
+        listener = Listener(
+            socket: socket, context: ServerContext(registry: stubs, configuration: configuration, baseURL: baseURL), group: group)
     }
 
     deinit {

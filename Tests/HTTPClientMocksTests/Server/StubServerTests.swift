@@ -267,8 +267,12 @@ struct StubServerTests {
         let stubs = StubRegistry(reporting: .disabled)
         stubs.stub(.get, "/users/{id}").respond(.text("x"))
         let entries = Locked<[StubServer.LogEntry]>([])
+        let logged = Milestones()
         var configuration = StubServer.Configuration()
-        configuration.log = { entry in entries.withLock { $0.append(entry) } }
+        configuration.log = { entry in
+            entries.withLock { $0.append(entry) }
+            logged.advance()
+        }
         let server = try StubServer(stubs, configuration: configuration)
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
@@ -276,14 +280,16 @@ struct StubServerTests {
         connection.send("GET /users/5 HTTP/1.1\r\nHost: x\r\n\r\nDELETE /other?api_key=s3cret HTTP/1.1\r\nHost: x\r\n\r\n")
         _ = try connection.readResponse()
         _ = try connection.readResponse()
+        // The log is called on a queue of its own, in order.
+        try await logged.wait(until: 2, timeout: .seconds(30), waitingFor: "the two log entries")
 
-        let logged = entries.current.map(\.description)
-        #expect(logged.count == 2)
-        #expect(logged.first == "GET /users/5 -> 200 (method GET && path /users/{id})")
-        #expect(logged.last?.hasPrefix("DELETE /other?api_key=") == true)
-        #expect(logged.last?.contains("s3cret") == false)
+        let lines = entries.current.map(\.description)
+        #expect(lines.count == 2)
+        #expect(lines.first == "GET /users/5 -> 200 (method GET && path /users/{id})")
+        #expect(lines.last?.hasPrefix("DELETE /other?api_key=") == true)
+        #expect(lines.last?.contains("s3cret") == false)
         // Why none matched: the closest stub and its reasons, on the one line.
-        #expect(logged.last?.contains("-> 404 (no stub matched; closest, method GET && path /users/{id}: ") == true)
+        #expect(lines.last?.contains("-> 404 (no stub matched; closest, method GET && path /users/{id}: ") == true)
     }
 
     @Test func verificationCountsRequestsThatCameOverTheSocket() async throws {
