@@ -199,23 +199,27 @@ struct StubServerAttackTests {
         #expect(!failures.all.joined().contains("SECRET"))
     }
 
-    /// Redaction goes by name, and some credentials slip past the names it knows. Measured: a
-    /// JWT in `?jwt=` and an `Authentication:` header (a name some APIs use) are printed whole
-    /// in the 404 report, and so in a CI log; `auth=`, `sid=` and OAuth's `code=` too.
-    @Test func theUnmatchedReportHidesCredentialsUnderLessCommonNames() throws {
-        let server = try server()
+    /// Credentials under the names OAuth, JWT and session cookies give them (`?jwt=`, OAuth's
+    /// `?code=`, `?auth=`, `?sid=`, an `Authentication:` header) are hidden in the 404 report and
+    /// in the log line, as the common names are.
+    @Test func theUnmatchedReportAndTheLogHideCredentialsUnderOAuthAndSessionNames() throws {
+        let logged = Locked<[String]>([])
+        let server = try server { configuration in configuration.log = { entry in logged.withLock { $0.append("\(entry)") } } }
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
         connection.send(
-            "GET /nothing?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.SECRETJWT&code=SECRETCODE HTTP/1.1\r\n"
-                + "Host: x\r\nAuthentication: SECRETHEADER\r\n\r\n")
+            "GET /nothing?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.SECRETJWT&code=SECRETCODE&auth=SECRETAUTH&sid=SECRETSID"
+                + "&state=kept-state HTTP/1.1\r\nHost: x\r\nAuthentication: SECRETHEADER\r\n\r\n")
         let response = try connection.readResponse()
         #expect(response.status == 404)
-        withKnownIssue("redaction does not know these names") {
-            #expect(!response.text.contains("SECRETJWT"))
-            #expect(!response.text.contains("SECRETCODE"))
-            #expect(!response.text.contains("SECRETHEADER"))
-        }
+        #expect(response.text.contains("Unmatched request"))
+        #expect(response.text.contains("jwt=REDACTED&code=REDACTED&auth=REDACTED&sid=REDACTED&state=kept-state"))
+        #expect(response.text.contains("Authentication: REDACTED"))
+        #expect(!response.text.contains("SECRET"))
+        #expect(!failures.all.joined().contains("SECRET"))
+        let line = try #require(logged.current.first)
+        #expect(line.hasPrefix("GET /nothing?jwt=REDACTED&code=REDACTED&auth=REDACTED&sid=REDACTED&state=kept-state -> 404"))
+        #expect(!line.contains("SECRET"))
     }
 
     /// 600 connections at once: 512 are served, the rest get 503, and every descriptor comes back.
