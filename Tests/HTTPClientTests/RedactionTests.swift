@@ -179,16 +179,64 @@ struct RedactionTests {
             "X-Amz-Signature", "signature", "api_key", "apiKey", "X-Api-Key", "credential", "X-Amz-Credential", "session",
             "sessionId", "PHPSESSID", "csrf_token", "X-CSRF-Token", "X-XSRF-TOKEN", "Authorization", "Proxy-Authorization",
             "Cookie", "Set-Cookie", "key", "sig",
+            // OAuth, OpenID Connect, JWT and the schemes' other names.
+            "X-Authorization", "Authentication", "X-Authentication", "auth", "X-Auth", "X-Auth-Key", "jwt", "X-JWT",
+            "jwt_assertion", "assertion", "client_assertion", "code_verifier", "oauth_verifier", "device_code", "SAMLResponse",
+            "Ocp-Apim-Subscription-Key", "subscription-key",
+            // What a person types.
+            "passcode", "pin", "otp", "totp",
         ])
     func standardNames(name: String) {
         #expect(Redaction.standard.hides(name: name))
+        #expect(Redaction.standard.hides(parameter: name))
     }
 
     @Test(
         "standard rules keep ordinary names",
-        arguments: ["id", "name", "token_type", "page", "Content-Type", "Accept", "author", "keyboard"])
+        arguments: [
+            "id", "name", "token_type", "page", "Content-Type", "Accept", "author", "keyboard", "state", "nonce", "code_challenge",
+            "code_challenge_method", "countryCode", "zipcode", "postal_code", "error_code", "user_code", "authority",
+            "authorization_endpoint", "WWW-Authenticate", "Idempotency-Key", "AccountSid", "grant_type", "response_type",
+            "redirect_uri", "pinned", "laptop",
+        ])
     func ordinaryNames(name: String) {
         #expect(!Redaction.standard.hides(name: name))
+        #expect(!Redaction.standard.hides(parameter: name))
+    }
+
+    /// `code` is an OAuth authorization code in `?code=` and a form, an error code in JSON;
+    /// `sid` a session in `?sid=`, an identifier in JSON (Twilio's resources).
+    @Test("standard rules hide these names as parameters only", arguments: ["code", "Code", "sid", "SID"])
+    func parameterOnlyNames(name: String) {
+        #expect(Redaction.standard.hides(parameter: name))
+        #expect(!Redaction.standard.hides(name: name))
+    }
+
+    @Test func anOAuthCodeIsHiddenInTheQueryAndTheFormButAnErrorCodeInJSONIsKept() {
+        #expect(
+            Redaction.standard.redacted(url: "https://app/cb?code=SplxlOBeZQQYbYS6WxSbIA&state=af0ifjsldkj&sid=s-123456")
+                == "https://app/cb?code=REDACTED&state=af0ifjsldkj&sid=REDACTED")
+        let form = Redaction.standard.redacted(
+            body: Data("grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA&code_verifier=dBjftJeZ4CVP".utf8),
+            contentType: "application/x-www-form-urlencoded")
+        #expect(String(decoding: form, as: UTF8.self) == "grant_type=authorization_code&code=REDACTED&code_verifier=REDACTED")
+        let json = #"{"error": {"code": "rate_limited", "message": "slow down"}, "sid": "SM1234", "id_token": "eyJ.x.y"}"#
+        let redacted = Redaction.standard.redacted(body: Data(json.utf8), contentType: "application/json")
+        #expect(
+            String(decoding: redacted, as: UTF8.self)
+                == #"{"error": {"code": "rate_limited", "message": "slow down"}, "sid": "SM1234", "id_token": "REDACTED"}"#)
+    }
+
+    @Test func aJWTAndAnAuthenticationHeaderAreHiddenAndTheirValuesWhereverTheyAreEchoed() {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"
+        let url = "https://h/a?jwt=\(jwt)&auth=au-7777&page=2"
+        #expect(Redaction.standard.redacted(url: url) == "https://h/a?jwt=REDACTED&auth=REDACTED&page=2")
+        let headers: HTTPHeaders = ["Authentication": "hd-8888", "X-Auth-Key": "ak-9999"]
+        #expect(Redaction.standard.redacted(headers)["Authentication"] == "REDACTED")
+        #expect(Redaction.standard.redacted(headers)["X-Auth-Key"] == "REDACTED")
+        let values = Redaction.standard.hiddenValues(url: url, headers: headers, body: nil, contentType: nil)
+        let echo = Redaction.standard.hiding(values).redacted(text: "got \(jwt), au-7777, hd-8888 and ak-9999")
+        #expect(echo == "got REDACTED, REDACTED, REDACTED and REDACTED")
     }
 
     @Test func aHiddenJSONMemberLosesItsWholeValueWhateverItsType() {

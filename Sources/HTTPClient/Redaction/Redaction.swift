@@ -4,7 +4,7 @@ import Foundation
 /// request reports and their snippets, error and event descriptions, `httpc`'s messages.
 ///
 /// One set of name rules covers header names, query and fragment parameters, form fields and
-/// JSON members alike. Names are compared normalised: case, `-`, `_`, `.`, spaces and camelCase
+/// JSON members alike (two of ``standard``'s, `code` and `sid`, hide parameters only). Names are compared normalised: case, `-`, `_`, `.`, spaces and camelCase
 /// boundaries do not matter, so the rule `accessToken` also hides `access_token`, `Access-Token`
 /// and `ACCESS.TOKEN`. A hidden JSON member loses its whole value, whatever its type. With any
 /// name rule, the password of a URL's user info (`https://user:password@host`) is hidden in
@@ -47,14 +47,36 @@ public struct Redaction: Sendable {
         scanner = SecretScanner([], withBase64: secrets)
     }
 
-    /// Credentials, cookies, keys, signatures, sessions and tokens.
+    /// Credentials, cookies, keys, signatures, sessions and tokens, under the names HTTP, OAuth,
+    /// OpenID Connect, JWT and session cookies give them (`*` stands for any text):
+    ///
+    /// - Schemes: `*Authorization` (`Proxy-Authorization` too), `*Authentication`, `auth`,
+    ///   `X-Auth`, `*authkey*` (`X-Auth-Key`), `*cookie*`.
+    /// - Passwords and codes a person types: `*password*`, `*passwd*`, `pwd`, `*passcode*`,
+    ///   `pin`, `*otp` (`totp`).
+    /// - Tokens and what proves one: `*token`, `*tokens` (`access_token`, `id_token`,
+    ///   `refresh_token`), `*jwt*`, `*assertion` (`client_assertion`), `*verifier`
+    ///   (`code_verifier`, `oauth_verifier`), `device_code`, `SAMLResponse`.
+    /// - Keys and signatures: `*secret*` (`client_secret`), `*apikey*`, `key`, `*accesskey*`,
+    ///   `*privatekey*`, `*subscriptionkey` (`Ocp-Apim-Subscription-Key`), `*signature*`, `sig`,
+    ///   `*credential*`.
+    /// - Sessions and forgery guards: `*session*`, `*sessid*`, `*csrf*`, `*xsrf*`.
+    /// - As query, fragment and form parameters only: `code` (an OAuth authorization code in
+    ///   `?code=`, an error code in a JSON body) and `sid` (a session in `?sid=`, an ordinary
+    ///   identifier as a JSON member).
+    ///
+    /// Ordinary names stay readable: `state`, `nonce`, `code_challenge`, `countryCode`,
+    /// `zipcode`, `author`, `authorization_endpoint`, `WWW-Authenticate`, `Idempotency-Key`.
     public static let standard = Redaction(nameRules: [
-        .name("authorization"), .name("proxy-authorization"), .containing("cookie"),
-        .containing("password"), .containing("passwd"), .name("pwd"),
-        .containing("secret"), .endingWith("token"), .endingWith("tokens"),
-        .containing("apikey"), .name("key"), .containing("accesskey"), .containing("privatekey"),
-        .containing("signature"), .name("sig"), .containing("credential"),
+        .endingWith("authorization"), .endingWith("authentication"), .name("auth"), .name("x-auth"),
+        .containing("authkey"), .containing("cookie"),
+        .containing("password"), .containing("passwd"), .name("pwd"), .containing("passcode"), .name("pin"), .endingWith("otp"),
+        .endingWith("token"), .endingWith("tokens"), .containing("jwt"), .endingWith("assertion"), .endingWith("verifier"),
+        .name("device_code"), .name("SAMLResponse"),
+        .containing("secret"), .containing("apikey"), .name("key"), .containing("accesskey"), .containing("privatekey"),
+        .endingWith("subscriptionkey"), .containing("signature"), .name("sig"), .containing("credential"),
         .containing("session"), .containing("sessid"), .containing("csrf"), .containing("xsrf"),
+        .parameter("code"), .parameter("sid"),
     ])
 
     /// Nothing hidden by name. Registered secrets are still hidden.
@@ -128,8 +150,16 @@ public struct Redaction: Sendable {
         return String(String.UnicodeScalarView(kept))
     }
 
-    /// Whether values named `name` (a header, parameter, field or member name) are hidden.
+    /// Whether values named `name` (a header or a JSON member name) are hidden.
     func hides(name: String) -> Bool {
+        guard !nameRules.isEmpty else { return false }
+        let normalized = Self.normalizedBytes(name)
+        return nameRules.contains { !$0.isForParametersOnly && $0.matches(normalized) }
+    }
+
+    /// Whether values named `name` as a query or fragment parameter or a form field are hidden:
+    /// every rule applies, those for parameters only too.
+    func hides(parameter name: String) -> Bool {
         guard !nameRules.isEmpty else { return false }
         let normalized = Self.normalizedBytes(name)
         return nameRules.contains { $0.matches(normalized) }
@@ -302,13 +332,13 @@ public struct Redaction: Sendable {
 
     /// The values of the `name=value` pairs whose names are hidden.
     private func hiddenParameterValues(in text: String) -> [String] {
-        FormPair.pairs(in: text).filter { hides(name: $0.name) }.flatMap(\.values)
+        FormPair.pairs(in: text).filter { hides(parameter: $0.name) }.flatMap(\.values)
     }
 
     /// `name=value` pairs with hidden values replaced; every other byte kept as written.
     private func redactingParameters(_ text: Substring) -> String {
         FormPair.pairs(in: String(text)).map { pair in
-            guard pair.value != nil, hides(name: pair.name) else { return String(pair.raw) }
+            guard pair.value != nil, hides(parameter: pair.name) else { return String(pair.raw) }
             return "\(pair.raw.splitScalars("=", maxSplits: 1)[0])=\(Self.placeholder)"
         }.joined(separator: "&")
     }
@@ -336,16 +366,24 @@ extension Redaction {
         let kind: Kind
         /// The rule's text, normalised.
         let text: String
+        /// Whether the rule hides query, fragment and form parameters only, not headers or JSON
+        /// members: for a name that is a credential in a URL and an ordinary value elsewhere.
+        let isForParametersOnly: Bool
         private let bytes: [UInt8]
 
-        private init(kind: Kind, text: String) {
+        private init(kind: Kind, text: String, isForParametersOnly: Bool = false) {
             self.kind = kind
             self.text = text
+            self.isForParametersOnly = isForParametersOnly
             bytes = Array(text.utf8)
         }
 
         /// Hides exactly this name.
         static func name(_ name: String) -> NameRule { NameRule(kind: .exact, text: Redaction.normalized(name)) }
+        /// Hides exactly this name as a query or fragment parameter or a form field only (`code`).
+        static func parameter(_ name: String) -> NameRule {
+            NameRule(kind: .exact, text: Redaction.normalized(name), isForParametersOnly: true)
+        }
         /// Hides every name ending with `suffix` (`token` hides `accessToken`, `X-Auth-Token`).
         static func endingWith(_ suffix: String) -> NameRule { NameRule(kind: .suffix, text: Redaction.normalized(suffix)) }
         /// Hides every name containing `fragment` (`secret` hides `client_secret`, `X-Secret-Id`).
@@ -369,11 +407,13 @@ extension Redaction {
         }
 
         var description: String {
-            switch kind {
-            case .exact: text
-            case .suffix: "*\(text)"
-            case .fragment: "*\(text)*"
-            }
+            let pattern =
+                switch kind {
+                case .exact: text
+                case .suffix: "*\(text)"
+                case .fragment: "*\(text)*"
+                }
+            return isForParametersOnly ? "\(pattern) (parameters only)" : pattern
         }
     }
 }

@@ -24,7 +24,7 @@ package enum FileKind: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The kind a `stat` structure's `st_mode` names (as `fstat` gives it for an open file).
-    init(mode: mode_t) {
+    package init(mode: mode_t) {
         switch mode & S_IFMT {
         case S_IFREG: self = .regular
         case S_IFDIR: self = .directory

@@ -6,7 +6,10 @@ import HTTPClient
 public enum FixtureError: Error, CustomStringConvertible, LocalizedError, Equatable {
     /// The file does not follow the `.http` format; `line` is 1-based.
     case malformed(file: String, line: Int, reason: String)
-    /// The file cannot be read; `reason` is the system's ("No such file or directory").
+    /// The file cannot be read; `reason` says what is there instead of a regular file ("it is
+    /// a FIFO (named pipe), not a regular file", "it is a directory, not a regular file", "it is
+    /// a symbolic link to nothing", "its symbolic links loop, or nest too deeply (...)") or is
+    /// the system's ("Permission denied").
     case unreadable(file: String, reason: String)
     /// The fixture folder does not exist or is not a directory.
     case notADirectory(String)

@@ -41,26 +41,30 @@ public struct FixtureFolder: Sendable, CustomStringConvertible {
         return names.map { $0 + ".http" } + names.map { $0 + ".json" }
     }
 
-    /// The first file that exists for `request`, or the names that were tried.
+    /// The first name for `request` that something is at, or the names that were tried. What is
+    /// there is not followed: a link to nothing, links that loop, a FIFO or a folder under a
+    /// fixture's name is that request's fixture, and reading it says what is wrong, rather than
+    /// the request being reported as having no file.
     @_spi(Engine) public func lookUp(_ request: RecordedRequest) -> Result<URL, FixtureError> {
         let names = fileNames(for: request)
         for name in names {
             let file = directory.appendingPathComponent(name, isDirectory: false)
-            if FileManager.default.fileExists(atPath: file.path) { return .success(file) }
+            if FileKind(at: file.path, followingLinks: false) != .missing { return .success(file) }
         }
         return .failure(.noFixture(folder: directory.path, triedFileNames: names))
     }
 
     /// The response stored in `file`: `.http` parsed strictly, `.json` served as a 200 with
     /// `Content-Type: application/json`.
+    ///
+    /// - Throws: ``FixtureError/unreadable(file:reason:)`` naming what is there when it is not
+    ///   a regular file (a FIFO, a directory, a link to nothing, links that loop), or the
+    ///   system's reason; opening it never blocks.
     package static func response(from file: URL) throws(FixtureError) -> MockResponse {
-        if file.pathExtension == "json" {
-            do {
-                return .json(raw: try Data(contentsOf: file))
-            } catch {
-                throw .unreadable(file: file.path, reason: SystemReason(error).description)
-            }
+        guard file.pathExtension == "json" else { return try HTTPResponseFile(contentsOf: file).mockResponse }
+        switch FileKind.contentsOfRegularFile(at: file) {
+        case .success(let data): return .json(raw: data)
+        case .failure(let unreadable): throw .unreadable(file: file.path, reason: unreadable.reason)
         }
-        return try HTTPResponseFile(contentsOf: file).mockResponse
     }
 }

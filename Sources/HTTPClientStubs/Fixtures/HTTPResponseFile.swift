@@ -52,14 +52,15 @@ public struct HTTPResponseFile: Sendable, Hashable {
     }
 
     /// Reads and parses the file at `url`.
+    ///
+    /// - Throws: ``FixtureError/unreadable(file:reason:)`` when it is not a regular file (a FIFO,
+    ///   a directory, a link to nothing, links that loop) or the system will not read it, with
+    ///   the reason; ``FixtureError/malformed(file:line:reason:)`` when it is not a response.
     public init(contentsOf url: URL) throws(FixtureError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .unreadable(file: url.path, reason: SystemReason(error).description)
+        switch FileKind.contentsOfRegularFile(at: url) {
+        case .success(let data): try self.init(parsing: data, file: url.path)
+        case .failure(let unreadable): throw .unreadable(file: url.path, reason: unreadable.reason)
         }
-        try self.init(parsing: data, file: url.path)
     }
 
     /// The response a stub serves. A `text/event-stream` body is served one event per chunk

@@ -31,6 +31,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             var headers: HeaderTable?
             var queryItems: [URLQueryItem]?
             var queryKey: String?
+            var queryPairKeys: [String]?
             /// `.some(nil)`: parsed, and not JSON.
             var json: JSONValue??
             /// Whether a JSON condition has walked the body once (see `jsonContains`).
@@ -118,9 +119,10 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public var url: URL { capture.url }
     /// The percent-decoded path; `/` when the URL has none.
     public var path: String { capture.path }
-    /// The query items in order (names and values percent-decoded, empty pairs skipped),
-    /// split as the registry splits a stub's query, so the two always agree. Parsed once, when
-    /// first asked: most requests are matched without looking at their query.
+    /// The query items in order (names and values percent-decoded, empty pairs skipped), split
+    /// as the registry splits a stub's query. A name or value whose decoded bytes are not UTF-8
+    /// is given as written (`%FF`); query conditions compare the decoded bytes, not this text.
+    /// Parsed once, when first asked: most requests are matched without looking at their query.
     public var queryItems: [URLQueryItem] {
         capture.parsed(\.queryItems) { Self.queryItems(in: capture.urlString) }
     }
@@ -222,12 +224,6 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
 
     /// The host name alone (`api.example.com`, `[::1]` for an IPv6 literal).
     var hostName: URLPart { URLPart(text: urlString, bytes: capture.parts.host) }
-
-    /// The query as the registry indexes it (see `RequestMatcher.queryKey`), built once; the
-    /// query items are not made for it.
-    var queryKey: String {
-        capture.parsed(\.queryKey) { Self.queryKey(in: capture.urlString) }
-    }
 
     /// Whether the URL has a query at all (seen while its path was split).
     var hasQuery: Bool { capture.hasQuery }

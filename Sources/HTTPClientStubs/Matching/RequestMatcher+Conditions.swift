@@ -66,7 +66,9 @@ extension RequestMatcher {
 
     /// Query items present with these values, in any order; other items are allowed. A value
     /// of `""` matches both `?flag=` and a bare `?flag`; to tell them apart, pass
-    /// `URLQueryItem`s instead.
+    /// `URLQueryItem`s instead. Every query condition compares bytes: the UTF-8 of the names and
+    /// values given, and what the request's names and values percent-decode to. `"é"` matches
+    /// `%C3%A9` (or `%c3%a9`), never `e%CC%81`; `"%FF"` is the text sent as `%25FF`.
     /// - Parameter items: The names and values that must be present.
     public static func query(_ items: [String: String]) -> RequestMatcher {
         itemsCondition(.query, sorted(items), exactly: false, loose: true)
@@ -125,82 +127,76 @@ extension RequestMatcher {
         case query, form
     }
 
-    /// The one definition of the query and form conditions. `loose`: a bare name and an empty
-    /// value are the same (`nil` read as `""`). `exactly`: the request has these items and no
-    /// others, compared as sorted lists; otherwise each expected item is present.
+    /// The exact query of a target (``StubTarget``): the keys of its pairs, read from its text
+    /// as a request's are, and its items as they are shown.
+    static func queryExactly(pairs: [String], shown items: [URLQueryItem]) -> RequestMatcher {
+        itemsCondition(.query, pairs, shown: items, exactly: true, loose: false)
+    }
+
     private static func itemsCondition(
         _ source: ItemSource, _ items: [URLQueryItem], exactly: Bool, loose: Bool
     ) -> RequestMatcher {
-        let expected = loose ? items.map(withoutBareNames) : items
-        let noun = source == .query ? "query" : "form"
-        let missing: @Sendable ([URLQueryItem]) -> [URLQueryItem] = { actual in
-            let actual = loose ? actual.map(withoutBareNames) : actual
-            return expected.filter { !actual.contains($0) }
-        }
-        let description = "\(noun) \(exactly ? "exactly" : "contains") \(format(items))"
-        guard exactly else {
-            let reason: @Sendable ([URLQueryItem]) -> String = { "\(noun) \(format($0)) lacks \(format(missing($0)))" }
-            switch source {
-            case .query:
-                // Filed under its first item (a registry then finds it by that item's value);
-                // the test still checks them all.
-                return RequestMatcher(
-                    Condition(
-                        description, read: \.queryItems, accepts: { missing($0).isEmpty }, reason: reason,
-                        requires: items.first.map { RequiredValue(field: .queryItem($0.name), value: $0.value ?? "") }))
-            case .form:
-                return bodyCondition(description, read: \.formItems, accepts: { missing($0).isEmpty }, reason: reason)
-            }
-        }
-        let expectedKey = queryKey(expected)
-        let reason: @Sendable ([URLQueryItem]) -> String = { "\(noun) \(format($0)) != \(format(items))" }
-        switch source {
-        case .query where !loose:
-            // The key is unambiguous and cached: comparing it costs one parse, and the items
-            // are made only for a report.
-            return RequestMatcher(
-                Condition(
-                    description, read: { (key: $0.queryKey, request: $0) }, accepts: { $0.key == expectedKey },
-                    reason: { reason($0.request.queryItems) }))
-        case .query:
-            return RequestMatcher(
-                Condition(
-                    description, read: \.queryItems, accepts: { queryKey($0.map(withoutBareNames)) == expectedKey },
-                    reason: reason))
-        case .form:
-            return bodyCondition(
-                description, read: \.formItems, accepts: { queryKey(loose ? $0.map(withoutBareNames) : $0) == expectedKey },
-                reason: reason)
-        }
+        itemsCondition(source, items.map { QueryKey.pair(name: $0.name, value: $0.value) }, shown: items, exactly: exactly, loose: loose)
     }
 
-    private static func withoutBareNames(_ item: URLQueryItem) -> URLQueryItem {
-        item.value == nil ? URLQueryItem(name: item.name, value: "") : item
+    /// The one definition of the query and form conditions, on the keys of the pairs
+    /// (``QueryKey``), so names and values are compared as the bytes they decode to. `loose`: a
+    /// bare name and an empty value are the same. `exactly`: the request has these pairs and no
+    /// others (repeated ones counted); otherwise each expected pair is present.
+    private static func itemsCondition(
+        _ source: ItemSource, _ pairs: [String], shown items: [URLQueryItem], exactly: Bool, loose: Bool
+    ) -> RequestMatcher {
+        let expected = loose ? pairs.map(QueryKey.withEmptyValue) : pairs
+        let noun = source == .query ? "query" : "form"
+        let description = "\(noun) \(exactly ? "exactly" : "contains") \(format(items))"
+        // The request's pairs: its query's are read once per request and shared by every condition.
+        let read: @Sendable (RecordedRequest) -> (pairs: [String], request: RecordedRequest) =
+            switch source {
+            case .query: { ($0.queryPairKeys, $0) }
+            case .form: { ($0.formItems.map { QueryKey.pair(name: $0.name, value: $0.value) }, $0) }
+            }
+        let shown: @Sendable (RecordedRequest) -> [URLQueryItem] =
+            switch source {
+            case .query: { $0.queryItems }
+            case .form: { $0.formItems }
+            }
+        guard exactly else {
+            let isPresent: @Sendable (String, [String]) -> Bool = { pair, actual in
+                actual.contains { $0 == pair || (loose && Self.isBare($0, of: pair)) }
+            }
+            return RequestMatcher(
+                Condition(
+                    description, read: read, accepts: { actual in expected.allSatisfy { isPresent($0, actual.pairs) } },
+                    reason: { actual in
+                        let missing = zip(items, expected).filter { !isPresent($0.1, actual.pairs) }.map(\.0)
+                        return "\(noun) \(format(shown(actual.request))) lacks \(format(missing))"
+                    },
+                    // Filed under its first item (a registry then finds it by that item's value);
+                    // the test still checks them all.
+                    requires: source == .query ? expected.first.map(RequiredValue.queryItem) : nil))
+        }
+        let expectedKey = QueryKey.query(pairs: expected)
+        let reason: @Sendable ((pairs: [String], request: RecordedRequest)) -> String = {
+            "\(noun) \(format(shown($0.request))) != \(format(items))"
+        }
+        if source == .query, !loose {
+            // The request's key is built once, without a string per pair for a plain query.
+            return RequestMatcher(
+                Condition(description, read: { ([], $0) }, accepts: { $0.request.queryKey == expectedKey }, reason: reason))
+        }
+        let key: @Sendable ([String]) -> String = { QueryKey.query(pairs: loose ? $0.map(QueryKey.withEmptyValue) : $0) }
+        return RequestMatcher(Condition(description, read: read, accepts: { key($0.pairs) == expectedKey }, reason: reason))
+    }
+
+    /// Whether `actual` is the bare name whose empty value is `pair` (`flag` for `flag=`),
+    /// compared in place.
+    private static func isBare(_ actual: String, of pair: String) -> Bool {
+        pair.utf8.count == actual.utf8.count + 1 && pair.utf8.last == UInt8(ascii: "=") && pair.utf8.starts(with: actual.utf8)
+            && !actual.utf8.contains(UInt8(ascii: "="))
     }
 
     private static func sorted(_ items: [String: String]) -> [URLQueryItem] {
         items.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
-    }
-
-    /// Name-value items as the registry indexes a query: each item written `name=value` (a bare
-    /// name without `=`), with `%`, `&` and `=` inside names and values escaped so no two
-    /// lists share a key; sorted, joined by `&` (so the order does not matter and repeated
-    /// names count).
-    static func queryKey(_ items: [URLQueryItem]) -> String {
-        queryKey(pairs: items.map { (name: $0.name, value: $0.value) })
-    }
-
-    /// The same key from decoded name-value pairs (``RecordedRequest/queryPairs(in:)``).
-    static func queryKey(pairs: [(name: String, value: String?)]) -> String {
-        pairs.map { pair in escapedForKey(pair.name) + (pair.value.map { "=" + escapedForKey($0) } ?? "") }
-            .sorted().joined(separator: "&")
-    }
-
-    private static func escapedForKey(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "=") })
-        else { return text }
-        return text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "&", with: "%26")
-            .replacingOccurrences(of: "=", with: "%3D")
     }
 
     /// A header is present (name case-insensitive), with `value` if given.

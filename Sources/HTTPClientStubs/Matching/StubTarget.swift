@@ -4,13 +4,15 @@ import Foundation
 /// (`"/users/1"`), a path template (`"/users/{id}"`, whose `id` is captured into
 /// ``RecordedRequest/pathParameters``), a full URL (`"https://api.example.com/users?page=2"`,
 /// which also fixes the scheme, the host and the exact query), or a prefix (`.prefix("/v2")`).
-/// Paths are compared percent-decoded.
+/// Paths are compared percent-decoded; a query's names and values as the bytes they
+/// percent-decode to, as the query conditions of ``RequestMatcher`` compare them.
 public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// How the path must match.
     let path: PathPattern
     /// Scheme, host and query conditions (the path is matched through ``path``).
     let otherConditions: [RequestMatcher]
-    /// The exact query, as the registry indexes it, when the target has one.
+    /// The exact query, as the registry indexes it (``QueryKey/query(in:)``), when the target
+    /// has one.
     let queryKey: String?
     /// The target as written.
     public let description: String
@@ -36,13 +38,39 @@ public struct StubTarget: Sendable, ExpressibleByStringInterpolation, CustomStri
         let rawPath = rest.isEmpty ? "/" : String(rest)
         path = PathPattern(rawPath.removingPercentEncoding ?? rawPath)
         if let query {
-            // Split as a request's query is, so the two keys agree.
-            let items = RecordedRequest.queryItems(in: "?" + query)
-            conditions.append(.queryExactly(items))
-            queryKey = RequestMatcher.queryKey(items)
+            // Read as a request's query is, so the two keys agree.
+            let url = Self.queryAsURLsCarryIt(query)
+            let pairs = QueryKey.pairs(in: url)
+            conditions.append(.queryExactly(pairs: pairs, shown: RecordedRequest.queryItems(in: url)))
+            queryKey = QueryKey.query(pairs: pairs)
         }
         otherConditions = conditions
         self.queryKey = queryKey
+    }
+
+    /// `?query`, as a request made from the target's own text carries it. A query with a
+    /// character a URL cannot carry as written (a space, `é`, `|`) is escaped by `URL(string:)`,
+    /// and on Linux every `%` in it too (`?q=é&x=%41` asks for `x=%2541`, the text `%41`): such
+    /// a query is read as `URL(string:)` writes it, so that request finds the stub on every
+    /// platform. Any other query is read as written.
+    private static func queryAsURLsCarryIt(_ query: Substring) -> String {
+        let written = "?" + query
+        guard query.utf8.contains(where: { !isAllowedInQuery($0) }),
+            let escaped = URL(string: "http://h/" + written)?.absoluteString,
+            let mark = escaped.utf8.firstIndex(of: UInt8(ascii: "?"))
+        else { return written }
+        return String(escaped[mark...])
+    }
+
+    /// The bytes RFC 3986 lets a query hold as written: letters, digits, `-._~`, the
+    /// sub-delimiters, `:@/?` and `%`.
+    private static func isAllowedInQuery(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "-._~!$&'()*+,;=:@/?%#".utf8.contains(byte)
+        }
     }
 
     /// The target `value` spells, as ``init(_:)`` parses it.

@@ -6,7 +6,7 @@ extension StubIndex {
     /// template or prefix.
     struct Key: Hashable, Sendable {
         enum Route: Hashable, Sendable {
-            /// An exact path and query (`RequestMatcher.queryKey`): one bucket per query variant.
+            /// An exact path and query (`QueryKey.query(in:)`): one bucket per query variant.
             case pathAndQuery(String, String)
             case path(String)
             /// ``StubTarget/PathPattern/fixedLeadingSegments`` (`/v1/users` for `/v1/users/{id}`), by its

@@ -42,9 +42,7 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
         self.request = request
         registryName = registry.name
         let contentType = request.headers["Content-Type"]
-        redaction = registry.redaction.hiding(
-            registry.redaction.hiddenValues(
-                url: request.url.absoluteString, headers: request.headers, body: request.body, contentType: contentType))
+        redaction = registry.redaction.hidingTheCredentials(of: request)
         // Redacting a window a little wider than what is shown keeps the cost bounded and
         // still hides a value that straddles the cut.
         let window = request.body.prefix(Self.bodyLimit * 4)

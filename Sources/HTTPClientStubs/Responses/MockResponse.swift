@@ -97,10 +97,10 @@ public struct MockResponse: Sendable {
     public static func file(_ fileURL: URL, status: Int = 200, headers: HTTPHeaders = [:]) -> MockResponse {
         guard fileURL.isFileURL else { return .error(ResponseFileError.notAFileURL(fileURL.absoluteString)) }
         return .computed { _ in
-            do {
-                return .status(status, headers: headers, body: try Data(contentsOf: fileURL))
-            } catch {
-                throw ResponseFileError.unreadable(file: fileURL.path, reason: SystemReason(error).description)
+            // Never blocks: a FIFO or a device in the file's place is refused, not read.
+            switch FileKind.contentsOfRegularFile(at: fileURL) {
+            case .success(let data): return .status(status, headers: headers, body: data)
+            case .failure(let unreadable): throw ResponseFileError.unreadable(file: fileURL.path, reason: unreadable.reason)
             }
         }
     }

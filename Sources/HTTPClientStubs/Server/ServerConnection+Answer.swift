@@ -48,7 +48,7 @@ extension ServerConnection {
             emit(pieces: [], in: slot, finished: true, closesConnection: true)
             return
         }
-        let answeredBy = delivery.answered.last.map { Self.answeredBy($0.stub, $0.request) }
+        let answered = delivery.answered.last
         guard let http = delivery.response as? HTTPURLResponse, delivery.error == nil || !delivery.parts.isEmpty else {
             if let unmatched = delivery.error as? UnmatchedRequestError {
                 let status = context.configuration.unmatchedStatus
@@ -56,16 +56,27 @@ extension ServerConnection {
                 emit(Self.text(status: status, unmatched.description, for: head), in: slot, finished: true, closesConnection: closes)
                 return
             }
+            if let error = delivery.error, Self.isUnreadableFile(error), let (stub, request) = answered {
+                // A client cannot be handed the error, and a closed connection would not say
+                // why: the test author reads the reason in a 500, and in the log line.
+                let reason = context.registry.redaction.hidingTheCredentials(of: request).redacted(text: "\(error)")
+                log(head, status: 500, answeredBy: "\(stub): \(reason)")
+                let text = "The stub \(stub) matched this request but could not answer it: \(reason)"
+                emit(Self.text(status: 500, text, for: head), in: slot, finished: true, closesConnection: closes)
+                delivery.noteDelivered()
+                return
+            }
             // A stubbed transport error: the client sees the connection end without an answer,
             // after the answers before it and the stub's latency.
-            log(head, status: nil, answeredBy: answeredBy ?? "the request failed: \(delivery.error.map { "\($0)" } ?? "no response")")
+            let failure = delivery.error.map { "\($0)" } ?? "no response"
+            log(head, status: nil, answeredBy: answered.map(answeredBy) ?? "the request failed: \(failure)")
             after(delivery.latency + delivery.downloadTime) { [self] in
                 emit(pieces: [], in: slot, finished: true, closesConnection: true)
                 delivery.noteDelivered()
             }
             return
         }
-        log(head, status: http.statusCode, answeredBy: answeredBy ?? "the registry")
+        log(head, status: http.statusCode, answeredBy: answered.map(answeredBy) ?? "the registry")
         let fields = delivery.headerFields.map(Array.init) ?? Self.fields(of: http)
         let status = http.statusCode
         after(delivery.latency) { [self] in
@@ -85,6 +96,13 @@ extension ServerConnection {
     }
 
     static let closedBeforeTheAnswer = "the connection closed before the answer"
+
+    /// Whether `error` says a stub's file could not be used (a fixture that cannot be read or
+    /// parsed, a response file): the stub is broken, which a 500 says, where any other error a
+    /// stub gives is a transport failure it stubs, which a closed connection plays.
+    private static func isUnreadableFile(_ error: any Error) -> Bool {
+        error is FixtureError || error is ResponseFileError
+    }
 
     /// A plain-text answer the server writes itself (the unmatched report, the pass-through refusal).
     private static func text(status: Int, _ text: String, for head: HTTPRequestHead) -> [UInt8] {
@@ -130,14 +148,17 @@ extension ServerConnection {
 
     /// The stub, and the file or recorded interaction it answered from when it has one
     /// (`fixtures Examples/Fixtures: the file …/GET|-users-1.json`): the line httpc serve prints.
-    private static func answeredBy(_ stub: Stub, _ request: RecordedRequest) -> String {
+    /// A fixture's name is made from the request's query and body, so the credentials of the
+    /// request are hidden in it as in the target.
+    private func answeredBy(_ stub: Stub, _ request: RecordedRequest) -> String {
         guard let source = request.answerSource, source != .stub else { return "\(stub)" }
-        return "\(stub): \(source)"
+        return context.registry.redaction.hidingTheCredentials(of: request).redacted(text: "\(stub): \(source)")
     }
 
-    private func log(_ head: HTTPRequestHead, status: Int?, answeredBy: String) {
+    /// Logs the answer, when the server has a log: what it says is made only then.
+    private func log(_ head: HTTPRequestHead, status: Int?, answeredBy: @autoclosure () -> String) {
         guard let log = context.log else { return }
         let target = context.registry.redaction.redacted(url: head.target)
-        log.send(StubServer.LogEntry(method: head.method, target: target, status: status, answeredBy: answeredBy))
+        log.send(StubServer.LogEntry(method: head.method, target: target, status: status, answeredBy: answeredBy()))
     }
 }

@@ -13,7 +13,9 @@ import Testing
 struct IndexEquivalenceTests {
     private static let segments = ["a", "b", "v1", "items", "caf%C3%A9", ""]
     private static let names = ["page", "q", "tag"]
-    private static let values = ["1", "2", "", "caf%C3%A9"]
+    /// Escapes that decode to the same bytes or to bytes Unicode would fold (`%C3%A9` and
+    /// `e%CC%81`), and to bytes that are not UTF-8 (`%FF`, `%ff`) or to the text of one (`%25FF`).
+    private static let values = ["1", "2", "", "caf%C3%A9", "%C3%A9", "e%CC%81", "%FF", "%ff", "%25FF"]
 
     private func path(_ random: inout SeededGenerator) -> String {
         "/"

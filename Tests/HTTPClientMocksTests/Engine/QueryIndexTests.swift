@@ -86,8 +86,8 @@ struct QueryIndexTests {
         #expect(failures.all.first?.contains("query {page=9} != {page=1}") == true)
     }
 
-    /// A request's key is built from its URL's text, a stub's from its target's query items:
-    /// they agree however the same query is written (order, empty pairs, a fragment, escapes).
+    /// A request's key is built from its URL's text, a stub's from its target's text: they
+    /// agree however the same query is written (order, empty pairs, a fragment, escapes).
     @Test(arguments: [
         ("a=1&b=2", "b=2&a=1"), ("a=1&b=2", "&a=1&&b=2&"), ("a=1", "a=1#b=2"), ("q=%26%3D%25", "q=%26%3d%25"),
         ("q=caf%C3%A9", "q=caf%c3%a9"), ("a=b=c", "a=b%3Dc"), ("=b", "=b"), ("bare", "bare"), ("x=%2", "x=%2"),
@@ -118,9 +118,9 @@ struct QueryIndexTests {
             let stubs = StubRegistry(reporting: .disabled)
             stubs.stub(.get, StubTarget("https://h/items?\(query)")).respond(.text("found"))
             let shuffled = pairs.shuffled(using: &random).joined(separator: "&")
-            // `é` is sent escaped, as a client sends it; a text `URL` refuses is not a request.
-            let escaped = "https://h/items?\(shuffled)".addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.union(["%"]))
-            guard let url = escaped, URL(string: url) != nil else { continue }
+            // Asked as `URL(string:)` writes the same text (`é` escaped; on Linux, with it, every
+            // `%` too), as a stub's target is read; a text `URL` refuses is not a request.
+            guard let url = URL(string: "https://h/items?\(shuffled)")?.absoluteString else { continue }
             #expect(answer(stubs, url) == "found", "round \(round): \(query) asked as \(shuffled)")
             #expect(answer(stubs, url + "&more=1") == nil, "round \(round): \(query) asked with one pair more")
         }

@@ -33,6 +33,21 @@ struct ReportRedactionTests {
         #expect(report.description.contains("X-Api-Key: REDACTED"))
     }
 
+    @Test func aJWTAnOAuthCodeAndAnAuthenticationHeaderAreHiddenInTheReport() throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.stub(.get, "/callback").matching(.query(["state": "expected"]))
+        let sent = request(
+            "GET", "https://app.example.com/callback?code=oc-5555&state=st-kept&sid=sd-6666&jwt=eyJ0.eyJ1.jw-7777",
+            headers: ["Authentication": "ah-8888"])
+        let report = try #require(miss(sent, in: stubs))
+        for credential in ["oc-5555", "sd-6666", "jw-7777", "ah-8888"] {
+            #expect(!report.description.contains(credential), "\(credential) in the report")
+            #expect(!report.snippet.contains(credential), "\(credential) in the snippet")
+        }
+        #expect(report.snippet.contains("code=REDACTED&state=st-kept&sid=REDACTED&jwt=REDACTED"))
+        #expect(report.description.contains("Authentication: REDACTED"))
+    }
+
     @Test func aRegistrysOwnRulesAndSecretsApplyToItsReports() throws {
         let stubs = StubRegistry(reporting: .disabled, redaction: .standard.name("X-Tenant").secret("tenant-secret-9"))
         let sent = request("GET", "https://h/tenant-secret-9/x", headers: ["X-Tenant": "acme-corp"])

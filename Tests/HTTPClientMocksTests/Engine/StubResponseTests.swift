@@ -37,6 +37,17 @@ struct StubResponseTests {
         #expect(error?.description.contains("cannot be read (No such file or directory)") == true)
     }
 
+    @Test func aFileResponseWhoseFileIsAFIFOFailsAtOnceWithoutWaitingForAWriter() async throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("stub-\(UUID().uuidString).pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(at: fifo) }
+        stubs.stub(.get, "/pipe").respond(.file(fifo))
+        let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("pipe")) }
+        #expect(
+            error?.underlyingError as? ResponseFileError
+                == .unreadable(file: fifo.path, reason: "it is a FIFO (named pipe), not a regular file"))
+    }
+
     @Test func aFileResponseGivenAnHTTPURLFailsWithoutDownloadingIt() async throws {
         stubs.stub(.get, "/file").respond(.file(testURL("http://127.0.0.1:1/data.json")))
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("file")) }

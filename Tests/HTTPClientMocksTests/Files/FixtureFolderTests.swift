@@ -90,6 +90,33 @@ struct FixtureFolderTests {
                 ))
     }
 
+    /// What can be under a fixture's name that is not a file, and what the error says is there.
+    static let unreadableFixtures = [
+        ("pipe", "it is a FIFO (named pipe), not a regular file"), ("folder", "it is a directory, not a regular file"),
+        ("loop", "its symbolic links loop, or nest too deeply (Too many levels of symbolic links)"),
+        ("dangling", "it is a symbolic link to nothing"),
+    ]
+
+    /// Makes `kind` (see ``unreadableFixtures``) at `path`.
+    static func make(_ kind: String, at path: String) throws {
+        switch kind {
+        case "pipe": #expect(mkfifo(path, 0o600) == 0)
+        case "folder": try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        case "loop": try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
+        default: try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path + ".missing")
+        }
+    }
+
+    @Test(arguments: unreadableFixtures, [".json", ".http"])
+    func aFixtureThatIsNotAReadableFileIsAnErrorSayingWhatIsThere(_ fixture: (kind: String, reason: String), _ ext: String) async throws {
+        let path = folder.url.appendingPathComponent("GET|-\(fixture.kind)\(ext)").path
+        try Self.make(fixture.kind, at: path)
+        let error = await #expect(throws: HTTPClientError.self) { try await client.get(testURL("https://h/\(fixture.kind)")) }
+        #expect(error?.underlyingError as? FixtureError == .unreadable(file: path, reason: fixture.reason))
+        #expect(error?.description.contains("\(path): cannot be read (\(fixture.reason))") == true)
+        #expect(stubs.unmatchedRequests.isEmpty, "the fixture is there: the request is not reported as having no file")
+    }
+
     @Test func theFolderIsAStubThatCountsItsCalls() async throws {
         try folder.write("GET|-a.json", "{}")
         _ = try await client.get(testURL("https://h/a"))

@@ -199,23 +199,27 @@ struct StubServerAttackTests {
         #expect(!failures.all.joined().contains("SECRET"))
     }
 
-    /// Redaction goes by name, and some credentials slip past the names it knows. Measured: a
-    /// JWT in `?jwt=` and an `Authentication:` header (a name some APIs use) are printed whole
-    /// in the 404 report, and so in a CI log; `auth=`, `sid=` and OAuth's `code=` too.
-    @Test func theUnmatchedReportHidesCredentialsUnderLessCommonNames() throws {
-        let server = try server()
+    /// Credentials under the names OAuth, JWT and session cookies give them (`?jwt=`, OAuth's
+    /// `?code=`, `?auth=`, `?sid=`, an `Authentication:` header) are hidden in the 404 report and
+    /// in the log line, as the common names are.
+    @Test func theUnmatchedReportAndTheLogHideCredentialsUnderOAuthAndSessionNames() throws {
+        let logged = Locked<[String]>([])
+        let server = try server { configuration in configuration.log = { entry in logged.withLock { $0.append("\(entry)") } } }
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
         connection.send(
-            "GET /nothing?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.SECRETJWT&code=SECRETCODE HTTP/1.1\r\n"
-                + "Host: x\r\nAuthentication: SECRETHEADER\r\n\r\n")
+            "GET /nothing?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.SECRETJWT&code=SECRETCODE&auth=SECRETAUTH&sid=SECRETSID"
+                + "&state=kept-state HTTP/1.1\r\nHost: x\r\nAuthentication: SECRETHEADER\r\n\r\n")
         let response = try connection.readResponse()
         #expect(response.status == 404)
-        withKnownIssue("redaction does not know these names") {
-            #expect(!response.text.contains("SECRETJWT"))
-            #expect(!response.text.contains("SECRETCODE"))
-            #expect(!response.text.contains("SECRETHEADER"))
-        }
+        #expect(response.text.contains("Unmatched request"))
+        #expect(response.text.contains("jwt=REDACTED&code=REDACTED&auth=REDACTED&sid=REDACTED&state=kept-state"))
+        #expect(response.text.contains("Authentication: REDACTED"))
+        #expect(!response.text.contains("SECRET"))
+        #expect(!failures.all.joined().contains("SECRET"))
+        let line = try #require(logged.current.first)
+        #expect(line.hasPrefix("GET /nothing?jwt=REDACTED&code=REDACTED&auth=REDACTED&sid=REDACTED&state=kept-state -> 404"))
+        #expect(!line.contains("SECRET"))
     }
 
     /// 600 connections at once: 512 are served, the rest get 503, and every descriptor comes back.
@@ -323,55 +327,67 @@ struct StubServerAttackTests {
         return folder
     }
 
-    /// A fixture that is a FIFO or a folder cannot be answered; the log line should say why, as
-    /// `--cassette` does for a FIFO at start-up ("it is a FIFO (named pipe), not a regular
-    /// file"). Measured: the connection closes without an answer and the line says only
-    /// `GET /pipe -> closed (fixture folder …: the file …/GET|-pipe.json)`.
-    @Test(arguments: ["pipe", "folder"])
-    func aFixtureThatIsNotARegularFileIsLoggedWithTheReason(kind: String) throws {
+    /// A fixture name under which there is no readable file (a FIFO, a folder, a link to
+    /// itself, a link to nothing) is answered 500 with what is there, in the body and in the
+    /// log line, as `--cassette` says it at start-up; it is never a silent close, nor a 404
+    /// saying there is no file.
+    @Test(arguments: FixtureFolderTests.unreadableFixtures)
+    func httpcServeAnswersAFixtureThatIsNotAReadableFile500WithTheReason(_ fixture: (kind: String, reason: String)) async throws {
         let folder = try scratchFixtures { folder in
-            let path = folder.appendingPathComponent("GET|-\(kind).json").path
-            if kind == "pipe" {
-                #expect(mkfifo(path, 0o600) == 0)
-            } else {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-            }
+            try FixtureFolderTests.make(fixture.kind, at: folder.appendingPathComponent("GET|-\(fixture.kind).json").path)
         }
         defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("GET|-\(fixture.kind).json").path
         let server = try HttpcServeTests().serve("--fixtures", folder.path)
-        let connection = try RawConnection(port: try #require(server.baseURL.port))
-        connection.send("GET /\(kind) HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(throws: RawConnection.ReadError.self) { try connection.readResponse() }
+        let answer = try await server.send("/\(fixture.kind)")
+        #expect(answer.status == 500)
+        #expect(answer.body.contains("\(file): cannot be read (\(fixture.reason))"), "\(answer.body)")
         let line = try #require(server.nextLine())
-        #expect(line.hasPrefix("GET /\(kind) -> closed"))
-        withKnownIssue("the log line names the file but not why it could not be served") {
-            #expect(line.contains("FIFO") || line.contains("directory") || line.contains("not a regular file"))
-        }
-        connection.disconnect()
+        #expect(line.hasPrefix("GET /\(fixture.kind) -> 500 ("), "\(line)")
+        #expect(line.contains("\(file): cannot be read (\(fixture.reason))"), "\(line)")
+        // The connection still serves.
+        #expect(try await server.send("/status").body == "all systems go\n")
         server.launched.process.interrupt()
         #expect(server.launched.finish().status == 0)
     }
 
-    /// A fixture name that is a symbolic link to itself exists in the folder; the report should
-    /// say it cannot be read (too many levels of symbolic links). Measured: the 404 says "no file in … for this
-    /// request" and lists that very name among the files tried.
-    @Test(arguments: ["loop"])
-    func aBrokenLinkInAFixtureFolderIsNotReportedAsNoFile(kind: String) async throws {
+    /// A malformed `.http` fixture is answered 500 with the file, the line and what is wrong.
+    @Test func aMalformedFixtureIsAnswered500WithItsFileAndLine() throws {
         let folder = try scratchFixtures { folder in
-            let path = folder.appendingPathComponent("GET|-\(kind).json").path
-            let target = kind == "loop" ? "GET|-\(kind).json" : folder.appendingPathComponent("missing").path
-            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+            try Data("HTTP/1.1 200 OK\nContent-Type text/plain\n\nbody".utf8).write(to: folder.appendingPathComponent("GET|-broken.http"))
         }
         defer { try? FileManager.default.removeItem(at: folder) }
-        let server = try HttpcServeTests().serve("--fixtures", folder.path)
-        let answer = try await server.send("/\(kind)")
-        let line = try #require(server.nextLine())
-        #expect(answer.status != 200)
-        withKnownIssue("a fixture that is a broken link is reported as no file at all") {
-            #expect(!line.contains("no file in"))
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.serve(try FixtureFolder(directory: folder))
+        let server = try StubServer.serving(stubs)
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send("GET /broken HTTP/1.1\r\nHost: x\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 500)
+        #expect(response.text.contains("GET|-broken.http:2: \"Content-Type text/plain\" is not a header line"), "\(response.text)")
+    }
+
+    /// A fixture's name is made from the request's query: the credential in it is hidden in the
+    /// log line that names the file, as in the target.
+    @Test func theLogHidesACredentialInTheNameOfTheFixtureThatAnswered() throws {
+        let folder = try scratchFixtures { folder in
+            try Data("{}".utf8).write(to: folder.appendingPathComponent("GET|-me?access_token=SECRETTOKEN.json"))
         }
-        server.launched.process.interrupt()
-        #expect(server.launched.finish().status == 0)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.serve(try FixtureFolder(directory: folder))
+        let logged = Locked<[String]>([])
+        let server = try StubServer.serving(stubs) { configuration in
+            configuration.log = { entry in logged.withLock { $0.append("\(entry)") } }
+        }
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        connection.send("GET /me?access_token=SECRETTOKEN HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+        let line = try #require(logged.current.first)
+        #expect(line.contains("GET|-me?access_token=REDACTED.json"), "\(line)")
+        #expect(!line.contains("SECRETTOKEN"))
     }
 
     /// Launches `httpc serve` on `folder` and reads its first line, leaving the rest of its

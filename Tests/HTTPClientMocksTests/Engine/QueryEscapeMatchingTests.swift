@@ -5,14 +5,14 @@ import Testing
 
 @_spi(Engine) @testable import HTTPClientStubs
 
-/// Session 30's attack on stubs registered with a query (`stubs.stub(.get, "/items?page=1")`):
-/// a stub answers exactly the requests whose query means the same, that is the same multiset of
+/// Stubs registered with a query (`stubs.stub(.get, "/items?page=1")`) and query conditions: a
+/// stub answers exactly the requests whose query means the same, that is the same multiset of
 /// (name, value-or-none) pairs once each is percent-decoded to bytes (any order, encoded or not,
 /// repeated names counted, a bare name apart from an empty value, `+` a plus, empty pairs
-/// skipped, an escape that is not `%` and two hex digits kept as written). What does not hold
-/// yet is recorded with `withKnownIssue`.
-@Suite("Query matching attack (session 30)")
-struct QueryAttack30Tests {
+/// skipped, an escape that is not `%` and two hex digits kept as written, hex in either case,
+/// no Unicode normalisation).
+@Suite("Query matching with percent-escapes")
+struct QueryEscapeMatchingTests {
     /// The three ways a test reaches the stubs.
     enum Way: String, CaseIterable, Sendable {
         case resolve, mockSession, urlSession
@@ -126,43 +126,80 @@ struct QueryAttack30Tests {
         }
     }
 
-    /// Finding (medium): a `%` escape whose bytes are not UTF-8 is kept as written, `%FF` as the
-    /// three characters `%`, `F`, `F`, so it is taken for the escaped text `%25FF`: the stub for
-    /// the literal text answers a request that sends the byte, and the other way round.
+    /// `%FF` is the byte 0xFF, not UTF-8; `%25FF` is the text `%FF`: two queries, whichever way
+    /// round.
     @Test func anEscapeOfANonUTF8ByteIsNotTheTextOfTheEscape() async {
-        await withKnownIssue("?q=%FF (byte 0xFF) and ?q=%25FF (the text %FF) should be two queries; the stub for one answers the other") {
-            await Self.everyWayAgrees("q=%25FF", "q=%FF", same: false)
-            await Self.everyWayAgrees("q=%2580", "q=%80", same: false)
-        }
+        await Self.everyWayAgrees("q=%25FF", "q=%FF", same: false)
+        await Self.everyWayAgrees("q=%FF", "q=%25FF", same: false)
+        await Self.everyWayAgrees("q=%2580", "q=%80", same: false)
+        await Self.everyWayAgrees("%FF=1", "%25FF=1", same: false)
     }
 
-    /// Finding (low): the same non-UTF-8 byte escaped with lower- and upper-case hex is one query,
-    /// as `%c3%a9` and `%C3%A9` already are.
+    /// The same non-UTF-8 byte escaped with lower- and upper-case hex is one query, as `%c3%a9`
+    /// and `%C3%A9` are.
     @Test func theCaseOfAnEscapesHexDigitsDoesNotMatterForANonUTF8Byte() async {
-        await withKnownIssue("?q=%ff and ?q=%FF send the same byte and should find the same stub") {
-            await Self.everyWayAgrees("q=%ff", "q=%FF", same: true)
-        }
+        await Self.everyWayAgrees("q=%ff", "q=%FF", same: true)
+        await Self.everyWayAgrees("%fe%FF=%aB", "%FE%ff=%Ab", same: true)
     }
 
-    /// Finding (low): one malformed or non-UTF-8 escape in a name or value leaves every other
-    /// escape of it undecoded: misses (`%41%zz` against `A%zz`, `%FF%41` against `%FFA`) and a
-    /// false hit (the stub for `%%25`, a `%` then the text `%`, answers the text `%%25`).
+    /// A malformed escape is kept as its bytes and every other escape of its part is decoded:
+    /// `%41%zz` is `A%zz`, `%FF%41` is `%FFA`, and `%%25` (a `%` then an escaped `%`) is not the
+    /// text `%%25`.
     @Test func aMalformedEscapeLeavesTheOtherEscapesOfItsPartDecoded() async {
-        await withKnownIssue("?q=%41%zz should mean A%zz, as ?q=A%zz does (the %41 is left undecoded)") {
-            await Self.everyWayAgrees("q=%41%zz", "q=A%zz", same: true)
-            await Self.everyWayAgrees("q=%FF%41", "q=%FFA", same: true)
-            await Self.everyWayAgrees("q=%%25", "q=%25%2525", same: false)
+        await Self.everyWayAgrees("q=%41%zz", "q=A%zz", same: true)
+        await Self.everyWayAgrees("q=%FF%41", "q=%FFA", same: true)
+        await Self.everyWayAgrees("q=%%25", "q=%25%2525", same: false)
+        await Self.everyWayAgrees("q=%4", "q=%254", same: true)
+    }
+
+    /// Names and values are compared as bytes: canonically equivalent text that a server sees
+    /// as different bytes (`é` precomposed, and `e` with a combining acute accent) is two queries.
+    @Test func canonicallyEquivalentButDifferentBytesAreDifferentQueries() async {
+        await Self.everyWayAgrees("q=%C3%A9", "q=e%CC%81", same: false)
+        await Self.everyWayAgrees("%C3%A9=1", "e%CC%81=1", same: false)
+        await Self.everyWayAgrees("q=e%CC%81", "q=e%cc%81", same: true)
+    }
+
+    // MARK: - Conditions on items
+
+    /// Whether `matcher` accepts a GET of `/s?<query>`.
+    private static func accepts(_ matcher: RequestMatcher, _ query: String) -> Bool {
+        matcher.matches(RecordedRequest(request("GET", "https://h/s?" + query)))
+    }
+
+    @Test func itemConditionsCompareTheBytesOfTheirText() {
+        let composed = "\u{E9}"
+        let decomposed = "e\u{301}"
+        #expect(composed == decomposed, "Swift calls the two equal; the bytes differ")
+        for matcher in [RequestMatcher.query(["q": composed]), .queryExactly(["q": composed])] {
+            #expect(Self.accepts(matcher, "q=%C3%A9"), "\(matcher)")
+            #expect(!Self.accepts(matcher, "q=e%CC%81"), "\(matcher)")
+        }
+        for matcher in [
+            RequestMatcher.query([URLQueryItem(name: decomposed, value: nil)]), .queryExactly([.init(name: decomposed, value: nil)]),
+        ] {
+            #expect(Self.accepts(matcher, "e%CC%81"), "\(matcher)")
+            #expect(!Self.accepts(matcher, "%C3%A9"), "\(matcher)")
         }
     }
 
-    /// Finding (low): names and values are compared as Swift strings, so canonically equivalent
-    /// text matches although the bytes a server sees differ (`é` precomposed against `e` and a
-    /// combining acute accent).
-    @Test func canonicallyEquivalentButDifferentBytesAreDifferentQueries() async {
-        await withKnownIssue("?q=%C3%A9 and ?q=e%CC%81 are different bytes and should be different queries") {
-            await Self.everyWayAgrees("q=%C3%A9", "q=e%CC%81", same: false)
-            await Self.everyWayAgrees("%C3%A9=1", "e%CC%81=1", same: false)
+    @Test func anItemsTextIsNeverTakenForAnEscapedByte() {
+        // The text "%FF" is the bytes %, F, F: sent as %25FF, never as the byte %FF.
+        for matcher in [RequestMatcher.query(["q": "%FF"]), .queryExactly(["q": "%FF"])] {
+            #expect(Self.accepts(matcher, "q=%25FF"), "\(matcher)")
+            #expect(!Self.accepts(matcher, "q=%FF"), "\(matcher)")
         }
+    }
+
+    @Test func queryItemsAreDecodedTextAndKeepAPartThatIsNotUTF8AsWritten() {
+        // Read from the text itself: on Linux `URL(string:)` would escape every `%` of it.
+        let items = RecordedRequest.queryItems(in: "https://h/s?q=%41%zz&b=%FF%41&%c3%a9=e%CC%81&n=%25FF")
+        #expect(
+            items == [
+                URLQueryItem(name: "q", value: "A%zz"), URLQueryItem(name: "b", value: "%FF%41"),
+                URLQueryItem(name: "\u{E9}", value: "e\u{301}"), URLQueryItem(name: "n", value: "%FF"),
+            ])
+        #expect(items[2].value?.unicodeScalars.count == 2, "the decomposed value keeps its two scalars")
     }
 
     @Test(arguments: Way.allCases)
@@ -189,18 +226,15 @@ struct QueryAttack30Tests {
 
     // MARK: - Differential
 
-    /// Finding (low, Linux): a target is read as written, but corelibs' `URL(string:)` escapes
-    /// every `%` of a text that also has a character to escape (`é`, a space): the request made
-    /// from the very text of the target asks for `x=%2541` (the text `%41`), and misses.
-    #if os(Linux)
-    @Test func aRequestMadeFromATargetsOwnTextFindsItsStub() async {
-        await withKnownIssue("URL(string: \"https://h/s?q=é&x=%41\") should find the stub for \"/s?q=é&x=%41\"") {
-            for way in Way.allCases {
-                #expect(await Self.answers(stub: "q=é&x=%41", request: "q=é&x=%41", via: way), "\(way)")
-            }
+    /// A target with a character a URL must escape is read as `URL(string:)` writes it: on
+    /// Linux that escapes every `%` of the query too (`x=%41` is sent as `x=%2541`), and the
+    /// request made from the very text of the target still finds its stub, on every platform.
+    @Test(arguments: ["q=é&x=%41", "q=a b&x=%41", "x=%41|", "q=%C3%A9&x=%41&city=東京"])
+    func aRequestMadeFromATargetsOwnTextFindsItsStub(query: String) async {
+        for way in Way.allCases {
+            #expect(await Self.answers(stub: query, request: query, via: way), "\(way): \(query)")
         }
     }
-    #endif
 
     /// A random query of up to six pairs, from names, values and escapes that decode to UTF-8
     /// (ASCII only: corelibs' `URL(string:)` would escape the escapes of a text with `é`).
