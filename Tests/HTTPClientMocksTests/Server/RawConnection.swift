@@ -238,3 +238,24 @@ extension StubServer {
         return try connection.readResponse().text == "A"
     }
 }
+
+/// A server's log lines as they come (the log is called off the server's loops, after the
+/// answer may already be out): `lines(count)` waits until that many have come.
+final class CollectedLog: Sendable {
+    private let collected = Locked<[String]>([])
+    private let logged = Milestones()
+
+    /// What a server's configuration logs to.
+    var log: @Sendable (StubServer.LogEntry) -> Void {
+        { [self] entry in
+            collected.withLock { $0.append("\(entry)") }
+            logged.advance()
+        }
+    }
+
+    /// The lines, once at least `count` have come.
+    func lines(_ count: Int = 1) async throws -> [String] {
+        try await logged.wait(until: count, timeout: .seconds(30), waitingFor: "\(count) log lines")
+        return collected.current
+    }
+}

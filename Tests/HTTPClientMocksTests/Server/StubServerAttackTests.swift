@@ -202,9 +202,9 @@ struct StubServerAttackTests {
     /// Credentials under the names OAuth, JWT and session cookies give them (`?jwt=`, OAuth's
     /// `?code=`, `?auth=`, `?sid=`, an `Authentication:` header) are hidden in the 404 report and
     /// in the log line, as the common names are.
-    @Test func theUnmatchedReportAndTheLogHideCredentialsUnderOAuthAndSessionNames() throws {
-        let logged = Locked<[String]>([])
-        let server = try server { configuration in configuration.log = { entry in logged.withLock { $0.append("\(entry)") } } }
+    @Test func theUnmatchedReportAndTheLogHideCredentialsUnderOAuthAndSessionNames() async throws {
+        let logged = CollectedLog()
+        let server = try server { configuration in configuration.log = logged.log }
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
         connection.send(
@@ -217,7 +217,7 @@ struct StubServerAttackTests {
         #expect(response.text.contains("Authentication: REDACTED"))
         #expect(!response.text.contains("SECRET"))
         #expect(!failures.all.joined().contains("SECRET"))
-        let line = try #require(logged.current.first)
+        let line = try #require(try await logged.lines().first)
         #expect(line.hasPrefix("GET /nothing?jwt=REDACTED&code=REDACTED&auth=REDACTED&sid=REDACTED&state=kept-state -> 404"))
         #expect(!line.contains("SECRET"))
     }
@@ -370,22 +370,20 @@ struct StubServerAttackTests {
 
     /// A fixture's name is made from the request's query: the credential in it is hidden in the
     /// log line that names the file, as in the target.
-    @Test func theLogHidesACredentialInTheNameOfTheFixtureThatAnswered() throws {
+    @Test func theLogHidesACredentialInTheNameOfTheFixtureThatAnswered() async throws {
         let folder = try scratchFixtures { folder in
             try Data("{}".utf8).write(to: folder.appendingPathComponent("GET|-me?access_token=SECRETTOKEN.json"))
         }
         defer { try? FileManager.default.removeItem(at: folder) }
         let stubs = StubRegistry(reporting: .disabled)
         stubs.serve(try FixtureFolder(directory: folder))
-        let logged = Locked<[String]>([])
-        let server = try StubServer.serving(stubs) { configuration in
-            configuration.log = { entry in logged.withLock { $0.append("\(entry)") } }
-        }
+        let logged = CollectedLog()
+        let server = try StubServer.serving(stubs) { configuration in configuration.log = logged.log }
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
         connection.send("GET /me?access_token=SECRETTOKEN HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try connection.readResponse().status == 200)
-        let line = try #require(logged.current.first)
+        let line = try #require(try await logged.lines().first)
         #expect(line.contains("GET|-me?access_token=REDACTED.json"), "\(line)")
         #expect(!line.contains("SECRETTOKEN"))
     }
