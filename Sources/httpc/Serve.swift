@@ -64,8 +64,18 @@ enum Serve {
             return source
         }
         // Written straight to the descriptor: a script reading a pipe learns the port at once.
-        write("serving \(command.summary) on \(server.baseURL.absoluteString)\n")
+        write("serving \(command.summary) on \(reachableAt(server))\n")
         withExtendedLifetime(signals) { dispatchMain() }
+    }
+
+    /// Where clients reach `server`: its base URL, or, listening on every interface, the URL at
+    /// each address of this machine (loopback last, so the line's last word is a URL that works here).
+    private static func reachableAt(_ server: StubServer) -> String {
+        guard let host = server.baseURL.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
+            let family = InterfaceAddresses.wildcardFamily(of: host)
+        else { return server.baseURL.absoluteString }
+        let urls = InterfaceAddresses.urls(family: family, port: server.port)
+        return urls.isEmpty ? server.baseURL.absoluteString : "every interface: " + urls.joined(separator: " ")
     }
 
     /// Writes `line` to the standard output unbuffered, in one call (log lines from several

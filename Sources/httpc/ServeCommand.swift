@@ -33,13 +33,15 @@ struct ServeCommand {
                                       method, path and query sent to this server
               --har FILE              a HAR 1.2 archive, served as a cassette
               --mocktails PATH        a Mocktail (.tail) file, or a folder of them; their URL patterns
-                                      are matched against http://HOST:PORT/path?query
+                                      are matched against http://HOST:PORT/path?query, HOST:PORT
+                                      being what the request's Host line names
               --port N                the port to listen on (0, the default: a free port)
               --host ADDRESS          the address to listen on: 127.0.0.1 (the default), ::1, or another
                                       address explicitly (0.0.0.0 serves every interface)
           -h, --help                  print this help
 
-        Prints "serving SOURCES on http://HOST:PORT" once listening, then one line per request: the
+        Prints "serving SOURCES on http://HOST:PORT" once listening (listening on 0.0.0.0 or ::, "on every
+        interface:" and the URL at each address of this machine, loopback last), then one line per request: the
         method, the path, the status, and which fixture, interaction or stub answered, or why none did
         (credentials redacted). A request nothing answers gets a 404 with that report in its body.
         Ctrl-C (SIGINT) or SIGTERM stops the server and exits 0.
@@ -140,8 +142,11 @@ struct ServeCommand {
             case .fixtures(let folder):
                 stubs.serve(folder)
             case .recording(let cassette, let file):
+                // Whatever address a client uses for this server, its request's URL has that host.
+                var matching = CassetteMatching()
+                matching.comparesOrigin = false
                 stubs.replay(
-                    cassette.served(at: base), matching: CassetteMatching(), redaction: .standard, replaysTiming: false, file: file,
+                    cassette.served(at: base), matching: matching, redaction: .standard, replaysTiming: false, file: file,
                     firstInteraction: 0)
             case .mocktails(let files):
                 stubs.serve(files)

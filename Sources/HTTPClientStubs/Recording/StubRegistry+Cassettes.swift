@@ -28,7 +28,10 @@ extension StubRegistry {
     ) {
         // Both sides are redacted alike: a recording made with redaction off (a HAR export)
         // still matches, and so does a request carrying the real value of a redacted one.
-        let url: @Sendable (String) -> (path: String, url: String)? = { Self.normalized(redaction.redacted(url: $0)) }
+        let comparesOrigin = matching.comparesOrigin
+        let url: @Sendable (String) -> (path: String, url: String)? = {
+            Self.normalized(redaction.redacted(url: $0), keepingOrigin: comparesOrigin)
+        }
         // Nothing is dropped silently: an interaction that cannot be served fails the test.
         for (index, interaction) in cassette.interactions.enumerated() {
             if let problem = interaction.problem ?? (url(interaction.request.url) == nil ? "its URL cannot be parsed" : nil) {
@@ -92,13 +95,16 @@ extension StubRegistry {
         return order.compactMap { groups[$0] }
     }
 
-    /// Scheme, host, port and path, with query items sorted: the same URL whatever the order
-    /// of its query.
-    static func normalized(_ url: String) -> (path: String, url: String)? {
+    /// Scheme, host, port (unless `keepingOrigin` is false) and path, with query items sorted:
+    /// the same URL whatever the order of its query.
+    static func normalized(_ url: String, keepingOrigin: Bool = true) -> (path: String, url: String)? {
         guard let components = URLComponents(string: url) else { return nil }
         let path = components.path.isEmpty ? "/" : components.path
-        var normalized = "\(components.scheme ?? "")://\(components.host ?? "")"
-        if let port = components.port { normalized += ":\(port)" }
+        var normalized = ""
+        if keepingOrigin {
+            normalized = "\(components.scheme ?? "")://\(components.host ?? "")"
+            if let port = components.port { normalized += ":\(port)" }
+        }
         normalized += components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery, !query.isEmpty {
             normalized += "?" + query.split(separator: "&").sorted().joined(separator: "&")

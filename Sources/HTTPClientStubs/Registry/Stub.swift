@@ -195,10 +195,13 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// Matches `request` against `matcher` (the stub's conditions, as its registry filed them;
     /// its own by default) and, when it matches, takes the next response and records the call
     /// (with the path parameters and the answer's source the match captured); `nil` when the
-    /// stub does not match or is exhausted.
-    func claimIfMatching(_ request: RecordedRequest, using matcher: RequestMatcher? = nil) -> (MockResponse, RecordedRequest)? {
+    /// stub does not match or is exhausted. `recorded`, when given, is the call recorded in
+    /// place of `request` (a HEAD a server answers with the stub of its GET).
+    func claimIfMatching(
+        _ request: RecordedRequest, using matcher: RequestMatcher? = nil, recordingAs recorded: RecordedRequest? = nil
+    ) -> (MockResponse, RecordedRequest)? {
         guard let captures = (matcher ?? self.matcher).captures(matching: request) else { return nil }
-        var matched = request
+        var matched = recorded ?? request
         matched.pathParameters = captures.pathParameters
         matched.answerSource = captures.source
         return claim(matched)

@@ -247,7 +247,11 @@ public final class StubRegistry: Sendable {
     ///   - reportingMisses: `false` for a caller that handles misses itself: the miss is then
     ///     neither reported nor kept.
     ///   - bodyIsHidden: The transport knows a body was sent but could not see it.
-    @_spi(Engine) public func resolve(_ urlRequest: URLRequest, reportingMisses: Bool = true, bodyIsHidden: Bool = false) -> Resolution {
+    ///   - answersHeadAsGet: A HEAD that no stub matches is answered by the stub that would
+    ///     answer it as a GET (a server's rule); that stub records the HEAD as one of its calls.
+    @_spi(Engine) public func resolve(
+        _ urlRequest: URLRequest, reportingMisses: Bool = true, bodyIsHidden: Bool = false, answersHeadAsGet: Bool = false
+    ) -> Resolution {
         var request = RecordedRequest(urlRequest, bodyIsHidden: bodyIsHidden)
         // One lock for all the request needs of the registry: its place in the log, and every
         // stub and rule that may answer it, as they stand at its arrival.
@@ -263,6 +267,10 @@ public final class StubRegistry: Sendable {
             switch order {
             case .stubs:
                 if let (stub, response, matched) = claimNewestMatch(request, among: candidates) {
+                    noteAnswered(matched, at: slot)
+                    return .respond(response.resolved(for: matched), request: matched, stub: stub)
+                }
+                if answersHeadAsGet, request.method == .head, let (stub, response, matched) = claimAsGet(request) {
                     noteAnswered(matched, at: slot)
                     return .respond(response.resolved(for: matched), request: matched, stub: stub)
                 }
@@ -323,6 +331,21 @@ public final class StubRegistry: Sendable {
     /// The index keys looked up for `request`: how many does not depend on the path's length.
     package func indexKeyCount(for request: RecordedRequest) -> Int {
         state.withLock { $0.index.keys(for: request).count }
+    }
+
+    /// Claims the newest stub that matches `head` (a HEAD request) taken as a GET, and records
+    /// the HEAD, as sent, as its call.
+    private func claimAsGet(_ head: RecordedRequest) -> (Stub, MockResponse, RecordedRequest)? {
+        var urlRequest = head.urlRequest
+        urlRequest.httpMethod = HTTPMethod.get.rawValue
+        let get = RecordedRequest(urlRequest, bodyIsHidden: head.isBodyHidden)
+        var claimed: (Stub, MockResponse, RecordedRequest)?
+        StubIndex.forEachNewestFirst(state.withLock { $0.index.candidates(for: get) }) { entry in
+            guard let (response, matched) = entry.stub.claimIfMatching(get, using: entry.matcher, recordingAs: head) else { return false }
+            claimed = (entry.stub, response, matched)
+            return true
+        }
+        return claimed
     }
 
     /// Claims the newest of `candidates` (the index's for `request`) that matches and is not

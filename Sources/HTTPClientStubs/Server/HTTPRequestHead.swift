@@ -44,6 +44,14 @@ import HTTPClient
         return version == .http11 || options.contains("keep-alive")
     }
 
+    /// The `Connection` line of the answer: `close` when the connection closes after it, and
+    /// `keep-alive` when an HTTP/1.0 client asked for the connection to stay open (without it,
+    /// such a client takes the answer as ending at the close, and waits for it).
+    var answerConnectionLine: HTTPResponseWriter.ConnectionLine {
+        guard keepsAlive else { return .close }
+        return version == .http10 ? .keepAlive : .none
+    }
+
     /// Whether the client waits for `100 Continue` before it sends the body (`Expect: 100-continue`
     /// on HTTP/1.1; RFC 9110 section 10.1.1 tells HTTP/1.0 servers to ignore it).
     public var expectsContinue: Bool {

@@ -27,6 +27,9 @@ extension HTTPRequestParser {
                 "the request line has more than three parts or the target holds a space or a byte outside ASCII: \(printable(line))")
         }
         let parsedVersion = try parseVersion(version)
+        if target.contains(UInt8(ascii: "#")) {
+            throw .malformed("the target holds a fragment (#...), which is never sent: \(printable(target))")
+        }
         let methodName = String(decoding: method, as: UTF8.self)
         let targetText = String(decoding: target, as: UTF8.self)
         if targetText == "*" {
@@ -48,8 +51,10 @@ extension HTTPRequestParser {
             isDigit(bytes[7])
         else { throw .malformed("the request line does not end in an HTTP version: \(printable(version))") }
         switch (bytes[5], bytes[7]) {
-        case (UInt8(ascii: "1"), UInt8(ascii: "1")): return .http11
         case (UInt8(ascii: "1"), UInt8(ascii: "0")): return .http10
+        // RFC 9110 section 2.5: a later minor version of a major version the server implements
+        // is read as the latest minor version it implements (HTTP/1.2 as HTTP/1.1).
+        case (UInt8(ascii: "1"), _): return .http11
         default: throw HTTPRequestParseError(505, "\(printable(version)) is not served; HTTP/1.0 and HTTP/1.1 are")
         }
     }
@@ -81,12 +86,17 @@ extension HTTPRequestParser {
         let hosts = head.values(of: "Host")
         if hosts.count > 1 { throw .malformed("more than one Host line") }
         if hosts.isEmpty, head.version == .http11 { throw .malformed("an HTTP/1.1 request without a Host line") }
-        if let host = hosts.first, !host.utf8.allSatisfy(\.isHostByte) {
-            throw .malformed("the Host line is not a host and port: \(printable(ArraySlice(host.utf8)))")
+        if let host = hosts.first, !isHostAndPort(host) {
+            throw .malformed("the Host line is not a host and an optional port: \(printable(ArraySlice(host.utf8)))")
         }
         let lengths = head.values(of: "Content-Length")
         let codings = head.listElements(of: "Transfer-Encoding")
         if !head.values(of: "Transfer-Encoding").isEmpty {
+            // RFC 9112 section 6.1: HTTP/1.0 has no transfer codings, so a 1.0 message with one
+            // was likely passed on by something that did not decode it: its framing is faulty.
+            guard head.version == .http11 else {
+                throw .malformed("Transfer-Encoding in an HTTP/1.0 request (transfer codings are HTTP/1.1's)")
+            }
             guard lengths.isEmpty else {
                 throw .malformed("both Content-Length and Transfer-Encoding (the two could disagree about where the body ends)")
             }
@@ -112,6 +122,89 @@ extension HTTPRequestParser {
             length = value
         }
         return length.map(Framing.length) ?? .none
+    }
+
+    /// Whether `host` is `uri-host [ ":" port ]` (RFC 9112 section 3.2, RFC 3986 section 3.2.2):
+    /// a bracketed IPv6 address, or a registered name or IPv4 address (unreserved bytes,
+    /// percent-encoded bytes and sub-delimiters), then optionally a colon and digits. Empty is
+    /// refused too: a client of a server always knows the host it connected to.
+    static func isHostAndPort(_ host: String) -> Bool {
+        let bytes = Array(host.utf8)
+        let hostEnd: Int
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1,
+                bytes[1..<close].allSatisfy({ hexValue($0) != nil || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            else { return false }
+            hostEnd = close + 1
+        } else {
+            hostEnd = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.count
+            guard hostEnd > 0 else { return false }
+            var index = 0
+            while index < hostEnd {
+                if bytes[index] == UInt8(ascii: "%") {
+                    guard index + 2 < hostEnd, hexValue(bytes[index + 1]) != nil, hexValue(bytes[index + 2]) != nil else { return false }
+                    index += 3
+                    continue
+                }
+                guard bytes[index].isRegisteredNameByte else { return false }
+                index += 1
+            }
+        }
+        let port = bytes[hostEnd...]
+        return port.isEmpty || (port.first == UInt8(ascii: ":") && port.dropFirst().allSatisfy(isDigit))
+    }
+
+    /// Whether `bytes`, what follows a chunk's size on its line, is a list of chunk extensions
+    /// (RFC 9112 section 7.1.1): each `;name` or `;name=value`, the value a token or a quoted
+    /// string, whitespace allowed before the `;` and around the `=`. Nothing else: whitespace
+    /// with no extension after it, a bare `;` or a name that is not a token are where readers
+    /// disagree, and request smuggling lives in such disagreements.
+    static func isChunkExtensionList(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var index = bytes.startIndex
+        func skipWhitespace() {
+            while index < bytes.endIndex, bytes[index] == .space || bytes[index] == .tab { index += 1 }
+        }
+        func token() -> Bool {
+            let start = index
+            while index < bytes.endIndex, isTokenByte(bytes[index]) { index += 1 }
+            return index > start
+        }
+        func quotedString() -> Bool {
+            guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "\"") else { return false }
+            index += 1
+            while index < bytes.endIndex {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    index += 1
+                    return true
+                }
+                if byte == UInt8(ascii: "\\") {
+                    index += 1
+                    guard index < bytes.endIndex, bytes[index].isQuotedTextByte || bytes[index] == UInt8(ascii: "\"") else { return false }
+                } else if !byte.isQuotedTextByte {
+                    return false
+                }
+                index += 1
+            }
+            return false
+        }
+        while index < bytes.endIndex {
+            skipWhitespace()
+            guard index < bytes.endIndex, bytes[index] == UInt8(ascii: ";") else { return false }
+            index += 1
+            skipWhitespace()
+            guard token() else { return false }
+            let afterName = index
+            skipWhitespace()
+            if index < bytes.endIndex, bytes[index] == UInt8(ascii: "=") {
+                index += 1
+                skipWhitespace()
+                guard token() || quotedString() else { return false }
+            } else {
+                index = afterName
+            }
+        }
+        return true
     }
 
     /// A header value as text: UTF-8 when it is valid UTF-8, otherwise ISO 8859-1, byte for byte (nothing is lost).
@@ -158,15 +251,21 @@ extension HTTPRequestParser {
 }
 
 extension UInt8 {
-    /// A byte of `uri-host [ ":" port ]` (RFC 3986 section 3.2.2): a registered name's
-    /// unreserved, percent-encoded and sub-delimiter bytes, an IP literal's brackets and colons.
-    fileprivate var isHostByte: Bool {
+    /// A byte of a registered name or an IPv4 address (RFC 3986 section 3.2.2) other than a
+    /// percent-encoding: unreserved bytes and sub-delimiters.
+    fileprivate var isRegisteredNameByte: Bool {
         switch self {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
         default:
-            "-._~%!$&'()*+,;=:[]".utf8.contains(self)
+            "-._~!$&'()*+,;=".utf8.contains(self)
         }
+    }
+
+    /// `qdtext` of RFC 9110 section 5.6.4, and what a quoted pair may escape besides `"`: tab,
+    /// space, visible ASCII but `"` and `\`, and bytes past ASCII.
+    fileprivate var isQuotedTextByte: Bool {
+        self == .tab || self == .space || self == 0x21 || (0x23...0x5B).contains(self) || (0x5D...0x7E).contains(self) || self >= 0x80
     }
 
     static let cr = UInt8(ascii: "\r")

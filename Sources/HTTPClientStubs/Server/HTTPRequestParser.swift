@@ -7,7 +7,8 @@ import HTTPClient
 /// Strict where leniency lets two readers disagree about where a request ends (request
 /// smuggling): every line must end in CRLF (a bare LF or CR is a 400), header folding and
 /// whitespace before a colon are rejected, `Content-Length` with `Transfer-Encoding` is
-/// rejected, and so are `Content-Length` values that differ. Each byte is looked at once, so
+/// rejected, and so are `Content-Length` values that differ, `Transfer-Encoding` on HTTP/1.0
+/// and chunk extensions that are not `;name[=value]`. Each byte is looked at once, so
 /// a head sent one byte at a time costs what a head sent at once does. After an error every
 /// call to ``next()`` throws it again: the server answers it and closes the connection.
 @_spi(Engine) public struct HTTPRequestParser: Sendable {
@@ -191,6 +192,14 @@ import HTTPClient
         if case .chunkSize = state {
             return .malformed("a chunk-size line passes \(limits.maximumHeadBytes) bytes")
         }
+        // RFC 9112 section 3: a target longer than the server reads is a 414. The line's first
+        // space is where the method ends and the target starts: a space within the limit means
+        // the method is whole, and what passes the limit is the target.
+        if case .requestLine = state, let space = buffer[position...].prefix(while: { $0 != .lf }).firstIndex(of: .space),
+            space - position < limits.maximumHeadBytes
+        {
+            return HTTPRequestParseError(414, "the request line passes the limit of \(limits.maximumHeadBytes) bytes")
+        }
         return HTTPRequestParseError(431, "the request head passes the limit of \(limits.maximumHeadBytes) bytes")
     }
 
@@ -260,15 +269,13 @@ import HTTPClient
         }
         if size > allowed { throw tooLarge }
         guard digits > 0 else { throw .malformed("a chunk size is not hexadecimal: \(Self.printable(line))") }
-        // What may follow the size: chunk extensions (`;name=value`, whitespace allowed before the
-        // `;`), ignored. Whitespace with no extension after it is not the grammar, and readers
-        // that disagree on such lines are what request smuggling uses.
-        let rest = line[index...].drop { $0 == .space || $0 == .tab }
-        if index < line.endIndex, rest.first != UInt8(ascii: ";") {
+        // What may follow the size: chunk extensions, read and ignored.
+        let rest = line[index...]
+        if rest.drop(while: { $0 == .space || $0 == .tab }).first != UInt8(ascii: ";"), !rest.isEmpty {
             throw .malformed("a chunk size is not hexadecimal: \(Self.printable(line))")
         }
-        if rest.contains(where: { $0 == 0 || ($0 < 0x20 && $0 != .tab) || $0 == 0x7F }) {
-            throw .malformed("a chunk extension holds a control byte")
+        guard Self.isChunkExtensionList(rest) else {
+            throw .malformed("a chunk extension is not `;name` or `;name=value`: \(Self.printable(rest))")
         }
         return size
     }

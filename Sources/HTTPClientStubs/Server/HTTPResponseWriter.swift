@@ -7,8 +7,20 @@ import HTTPClient
 /// Nothing a stub says can split a response: a header whose name is not a token is left out,
 /// and CR, LF, NUL and the other control bytes (tab aside) in a value are each written as a
 /// space. The writer frames the body itself: a stub's own `Content-Length`, `Transfer-Encoding`
-/// and `Connection` lines are replaced by the ones that describe the bytes actually sent.
+/// and `Connection` lines are replaced by the ones that describe the bytes actually sent. Every
+/// final answer carries a `Date` (RFC 9110 section 6.6.1), unless the stub sets its own.
 enum HTTPResponseWriter {
+    /// What the `Connection` line of an answer says (RFC 9112 section 9.3).
+    enum ConnectionLine: Sendable, Hashable {
+        /// No line: an HTTP/1.1 connection stays open unless one side says otherwise.
+        case none
+        /// `Connection: keep-alive`: an HTTP/1.0 client asked for the connection to stay open,
+        /// and it does (a 1.0 client that is not told waits for the close to end the answer).
+        case keepAlive
+        /// `Connection: close`: the server closes the connection after this answer.
+        case close
+    }
+
     /// How the body after a head is delimited.
     enum Framing: Sendable, Hashable {
         /// `Content-Length: n`; for a HEAD request, the length the GET's body has, and no body follows.
@@ -17,6 +29,9 @@ enum HTTPResponseWriter {
         case chunked
         /// No body and no framing line: 1xx, 204 and 304 answers.
         case bodiless
+        /// No framing line: the body ends where the connection closes (a streamed body for an
+        /// HTTP/1.0 client, which knows no chunked coding).
+        case untilClose
     }
 
     /// The interim answer to `Expect: 100-continue`.
@@ -30,10 +45,16 @@ enum HTTPResponseWriter {
     ///   - status: the status code; one outside 100...999 is written as 500.
     ///   - headers: the stub's header lines, each written as its own line (two `Set-Cookie` stay two).
     ///   - framing: how the body is delimited.
-    ///   - closesConnection: whether to add `Connection: close` (the server closes after the body).
-    static func head(status: Int, headers: [HTTPHeaders.Field], framing: Framing, closesConnection: Bool) -> [UInt8] {
+    ///   - connection: the `Connection` line, if any (`close`: the server closes after the body).
+    ///   - date: the `Date` line's value, written unless `headers` has a `Date` of its own.
+    static func head(
+        status: Int, headers: [HTTPHeaders.Field], framing: Framing, connection: ConnectionLine, date: String = HTTPDate.now
+    ) -> [UInt8] {
         let code = (100...999).contains(status) ? status : 500
         var text = "HTTP/1.1 \(code) \(reasonPhrase(for: code))\r\n"
+        if !headers.contains(where: { $0.name.caseInsensitiveCompare("Date") == .orderedSame }) {
+            text += "Date: \(date)\r\n"
+        }
         for field in headers where isFramingName(field.name) == false {
             guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTPRequestParser.isTokenByte) else { continue }
             text += field.name + ": " + safeValue(field.value) + "\r\n"
@@ -41,9 +62,13 @@ enum HTTPResponseWriter {
         switch framing {
         case .length(let length): text += "Content-Length: \(length)\r\n"
         case .chunked: text += "Transfer-Encoding: chunked\r\n"
-        case .bodiless: break
+        case .bodiless, .untilClose: break
         }
-        if closesConnection { text += "Connection: close\r\n" }
+        switch connection {
+        case .none: break
+        case .keepAlive: text += "Connection: keep-alive\r\n"
+        case .close: text += "Connection: close\r\n"
+        }
         text += "\r\n"
         return Array(text.utf8)
     }
@@ -56,30 +81,32 @@ enum HTTPResponseWriter {
     ///   - headers: the stub's header lines.
     ///   - body: the body.
     ///   - method: the request's method (`HEAD` writes no body).
-    ///   - closesConnection: whether to add `Connection: close`.
+    ///   - connection: the `Connection` line, if any.
+    ///   - date: the `Date` line's value, written unless `headers` has a `Date` of its own.
     static func response(
-        status: Int, headers: [HTTPHeaders.Field], body: Data, method: String, closesConnection: Bool
+        status: Int, headers: [HTTPHeaders.Field], body: Data, method: String, connection: ConnectionLine,
+        date: String = HTTPDate.now
     ) -> [UInt8] {
-        if isBodiless(status) { return head(status: status, headers: headers, framing: .bodiless, closesConnection: closesConnection) }
+        if isBodiless(status) { return head(status: status, headers: headers, framing: .bodiless, connection: connection, date: date) }
         if method == "HEAD" {
             let declared = headers.last { $0.name.caseInsensitiveCompare("Content-Length") == .orderedSame }
                 .flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) }
                 .flatMap { $0 >= 0 ? $0 : nil }
             let length = body.isEmpty ? declared ?? 0 : body.count
-            return head(status: status, headers: headers, framing: .length(length), closesConnection: closesConnection)
+            return head(status: status, headers: headers, framing: .length(length), connection: connection, date: date)
         }
-        return head(status: status, headers: headers, framing: .length(body.count), closesConnection: closesConnection) + body
+        return head(status: status, headers: headers, framing: .length(body.count), connection: connection, date: date) + body
     }
 
     /// The same response as the pieces a connection writes: the head, then the body as it is
     /// (not copied) when it is large; a small body goes in the head's piece, one write for both.
     static func responsePieces(
-        status: Int, headers: [HTTPHeaders.Field], body: Data, method: String, closesConnection: Bool
+        status: Int, headers: [HTTPHeaders.Field], body: Data, method: String, connection: ConnectionLine
     ) -> [Data] {
         guard body.count > smallBody, method != "HEAD", !isBodiless(status) else {
-            return [Data(response(status: status, headers: headers, body: body, method: method, closesConnection: closesConnection))]
+            return [Data(response(status: status, headers: headers, body: body, method: method, connection: connection))]
         }
-        return [Data(head(status: status, headers: headers, framing: .length(body.count), closesConnection: closesConnection)), body]
+        return [Data(head(status: status, headers: headers, framing: .length(body.count), connection: connection)), body]
     }
 
     /// Bodies up to this size are copied next to their head, so the answer takes one write.
@@ -98,9 +125,11 @@ enum HTTPResponseWriter {
 
     /// The answer to a request the parser refused: its status, `Connection: close`, and the
     /// reason as a plain-text body.
-    /// - Parameter error: what the parser found.
-    static func errorResponse(_ error: HTTPRequestParseError) -> [UInt8] {
-        errorResponse(status: error.status, reason: error.reason)
+    /// - Parameters:
+    ///   - error: what the parser found.
+    ///   - date: the `Date` line's value.
+    static func errorResponse(_ error: HTTPRequestParseError, date: String = HTTPDate.now) -> [UInt8] {
+        errorResponse(status: error.status, reason: error.reason, date: date)
     }
 
     /// A plain-text answer with `Connection: close`, for what the server refuses itself
@@ -108,10 +137,11 @@ enum HTTPResponseWriter {
     /// - Parameters:
     ///   - status: the status code.
     ///   - reason: one line saying why; written as the body.
-    static func errorResponse(status: Int, reason: String) -> [UInt8] {
+    ///   - date: the `Date` line's value.
+    static func errorResponse(status: Int, reason: String, date: String = HTTPDate.now) -> [UInt8] {
         response(
             status: status, headers: [HTTPHeaders.Field(name: "Content-Type", value: "text/plain; charset=utf-8")],
-            body: Data((reason + "\n").utf8), method: "GET", closesConnection: true)
+            body: Data((reason + "\n").utf8), method: "GET", connection: .close, date: date)
     }
 
     /// Whether a status never has a body (RFC 9110 sections 15.2, 15.3.5 and 15.4.5).
@@ -139,7 +169,7 @@ enum HTTPResponseWriter {
         206: "Partial Content", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",
         307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
         404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout", 409: "Conflict", 410: "Gone",
-        412: "Precondition Failed", 413: "Content Too Large", 415: "Unsupported Media Type", 417: "Expectation Failed",
+        412: "Precondition Failed", 413: "Content Too Large", 414: "URI Too Long", 415: "Unsupported Media Type", 417: "Expectation Failed",
         422: "Unprocessable Content", 429: "Too Many Requests", 431: "Request Header Fields Too Large",
         500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
         504: "Gateway Timeout", 505: "HTTP Version Not Supported",

@@ -19,25 +19,32 @@ import HTTPClient
     }
 
     /// The request as the stub engine resolves it: the method, every header and the body, at
-    /// the target resolved against the server's address.
+    /// the URL the client asked for.
     ///
-    /// An origin-form target (`/path?q`) is joined to `base`'s scheme, host and port; an absolute
-    /// target (`http://host/path`, as sent to a proxy) is used as it is; `*` (OPTIONS) is `base`
-    /// itself. Repeated header lines are joined with `, ` (`Cookie` lines with `; `, RFC 6265
-    /// section 5.4), as `URLRequest` keeps one value per name.
+    /// An origin-form target (`/path?q`) is joined to `base`'s scheme and to the host and port
+    /// of the `Host` line (what the client addressed: `localhost:8080`, `192.168.1.20:8080`), or
+    /// to `base`'s own when there is no `Host` line plain enough for a URL (see
+    /// `RequestAuthority`); an absolute target (`http://host/path`, as sent to a proxy) is used
+    /// as it is; `*` (OPTIONS) is the origin alone. Repeated header lines are joined with `, `
+    /// (`Cookie` lines with `; `, RFC 6265 section 5.4), as `URLRequest` keeps one value per name.
     /// - Parameter base: the server's address (`http://127.0.0.1:PORT`).
     /// - Throws: ``HTTPRequestParseError`` (400) when the target does not make a URL.
     public func urlRequest(base: URL) throws(HTTPRequestParseError) -> URLRequest {
         let url: URL?
         switch head.target {
-        case "*": url = base
-        case let target where target.hasPrefix("/"):
-            var origin = URLComponents()
-            origin.scheme = base.scheme
-            // An IPv6 host (`::1`) goes back in its brackets, or the URL has no host at all.
-            origin.host = base.host.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }
-            origin.port = base.port
-            url = origin.string.flatMap { URL(string: $0 + target) }
+        case let target where target.hasPrefix("/") || target == "*":
+            let origin: String
+            if let authority = RequestAuthority(of: head) {
+                origin = "\(base.scheme ?? "http")://\(authority)"
+            } else {
+                var components = URLComponents()
+                components.scheme = base.scheme
+                // An IPv6 host (`::1`) goes back in its brackets, or the URL has no host at all.
+                components.host = base.host.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }
+                components.port = base.port
+                origin = components.string ?? base.absoluteString
+            }
+            url = URL(string: target == "*" ? origin : origin + target)
         default: url = URL(string: head.target)
         }
         guard let url, url.host != nil else { throw .malformed("the target \(head.target) does not make a URL") }

@@ -13,6 +13,11 @@ extension ServerConnection {
         } catch {
             return fail(status: error.status, reason: error.reason, in: slot)
         }
+        if let own = ServerOwnAnswer(to: parsed.head, request: request, registry: context.registry) {
+            log(parsed.head, status: own.status, answeredBy: own.logLine)
+            emit(own.bytes(for: parsed.head), in: slot, finished: true, closesConnection: !parsed.head.keepsAlive)
+            return
+        }
         // No client timeout on a server: the client keeps its own clock.
         request.timeoutInterval = 0
         context.registry.exchange(request, behaviour: context.behaviour, cancellation: slot.cancellation) { [self] result in
@@ -29,6 +34,7 @@ extension ServerConnection {
             return log(head, status: nil, answeredBy: Self.closedBeforeTheAnswer)
         }
         let closes = !head.keepsAlive
+        let connection = head.answerConnectionLine
         let delivery: Delivery
         switch result {
         case .passthrough(let request):
@@ -77,21 +83,27 @@ extension ServerConnection {
             return
         }
         log(head, status: http.statusCode, answeredBy: answered.map(answeredBy) ?? "the registry")
-        let fields = delivery.headerFields.map(Array.init) ?? Self.fields(of: http)
+        // A URL of the server's own address points where the client went instead (see RequestAuthority).
+        let fields = RequestAuthority.answerFields(
+            delivery.headerFields.map(Array.init) ?? Self.fields(of: http), addressedTo: RequestAuthority(of: head),
+            servedAt: context.baseURL)
         let status = http.statusCode
         after(delivery.latency) { [self] in
             guard !delivery.parts.isEmpty, head.method != "HEAD", !HTTPResponseWriter.isBodiless(status) else {
                 // The body goes out from the stub's own bytes: held once, however slowly it is read.
                 let body = delivery.data ?? Data()
                 let pieces = HTTPResponseWriter.responsePieces(
-                    status: status, headers: fields, body: body, method: head.method, closesConnection: closes)
+                    status: status, headers: fields, body: body, method: head.method, connection: connection)
                 emit(pieces: pieces, in: slot, finished: true, closesConnection: closes)
                 delivery.noteDelivered()
                 return
             }
-            let start = HTTPResponseWriter.head(status: status, headers: fields, framing: .chunked, closesConnection: closes)
+            // HTTP/1.0 has no chunked coding (RFC 9112 section 6.1): there the body ends at the close.
+            let chunked = head.version == .http11
+            let start = HTTPResponseWriter.head(
+                status: status, headers: fields, framing: chunked ? .chunked : .untilClose, connection: chunked ? connection : .close)
             guard emit(start, in: slot) else { return }
-            send(delivery.parts[...], of: delivery, in: slot, closes: closes)
+            send(delivery.parts[...], of: delivery, in: slot, closes: closes || !chunked, chunked: chunked)
         }
     }
 
@@ -108,7 +120,7 @@ extension ServerConnection {
     private static func text(status: Int, _ text: String, for head: HTTPRequestHead) -> [UInt8] {
         HTTPResponseWriter.response(
             status: status, headers: [HTTPHeaders.Field(name: "Content-Type", value: "text/plain; charset=utf-8")],
-            body: Data((text + "\n").utf8), method: head.method, closesConnection: !head.keepsAlive)
+            body: Data((text + "\n").utf8), method: head.method, connection: head.answerConnectionLine)
     }
 
     /// The header lines of a response that kept no list of its own (one field per name).
@@ -116,17 +128,18 @@ extension ServerConnection {
         response.allHeaderFields.map { HTTPHeaders.Field(name: "\($0.key)", value: "\($0.value)") }
     }
 
-    /// Writes each data part as a chunk, waiting out the pauses; a failure part cuts the
-    /// connection (the client sees the body end early), the end writes the last chunk.
-    private func send(_ parts: ArraySlice<StreamPart>, of delivery: Delivery, in slot: Slot, closes: Bool) {
+    /// Writes each data part as a chunk (as it is, when not `chunked`), waiting out the pauses;
+    /// a failure part cuts the connection (the client sees the body end early), the end writes
+    /// the last chunk.
+    private func send(_ parts: ArraySlice<StreamPart>, of delivery: Delivery, in slot: Slot, closes: Bool, chunked: Bool) {
         var rest = parts
         while let part = rest.popFirst() {
             switch part {
             case .data(let data):
-                guard data.isEmpty || emit(HTTPResponseWriter.chunk(data), in: slot) else { return }
+                guard data.isEmpty || emit(chunked ? HTTPResponseWriter.chunk(data) : Array(data), in: slot) else { return }
             case .pause(let seconds):
                 let remaining = rest
-                after(seconds) { [self] in send(remaining, of: delivery, in: slot, closes: closes) }
+                after(seconds) { [self] in send(remaining, of: delivery, in: slot, closes: closes, chunked: chunked) }
                 return
             case .failure:
                 // No last chunk: the transfer is broken, as the stub says.
@@ -135,7 +148,7 @@ extension ServerConnection {
                 return
             }
         }
-        emit(HTTPResponseWriter.lastChunk, in: slot, finished: true, closesConnection: closes)
+        emit(chunked ? HTTPResponseWriter.lastChunk : [], in: slot, finished: true, closesConnection: closes)
         delivery.noteDelivered()
     }
 

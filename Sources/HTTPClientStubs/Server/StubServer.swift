@@ -21,7 +21,9 @@ import HTTPClient
 /// // Hand server.baseURL (http://127.0.0.1:PORT) to the code under test.
 /// ```
 public final class StubServer: Sendable {
-    /// The server's root: `http://127.0.0.1:PORT`, or `http://[::1]:PORT`.
+    /// The server's root: `http://127.0.0.1:PORT`, `http://[::1]:PORT`, or the address bound
+    /// (`http://0.0.0.0:PORT`, which a client on another machine cannot use: its answers name the
+    /// host a request's `Host` line names instead, in `Location` and in the recorded request's URL).
     public let baseURL: URL
     /// The port the server listens on (the one the system picked when asked for 0).
     public let port: Int

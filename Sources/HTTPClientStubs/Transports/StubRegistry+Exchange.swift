@@ -59,7 +59,7 @@ extension StubRegistry {
             completion(.deliver(delivery))
             return
         }
-        switch resolve(request, reportingMisses: true, bodyIsHidden: bodyIsHidden) {
+        switch resolve(request, reportingMisses: true, bodyIsHidden: bodyIsHidden, answersHeadAsGet: behaviour.answersHeadAsGet) {
         case .passthrough(let forwarded):
             completion(.passthrough(forwarded))
         case .unmatched(let error):

@@ -53,6 +53,33 @@ struct HttpcServeTests {
         #expect(server.baseURL.port.map { $0 > 0 } == true)
     }
 
+    @Test func onEveryInterfaceTheFirstLineNamesAddressesAClientCanUseLoopbackLast() async throws {
+        let server = try serve("--host", "0.0.0.0", "--fixtures", "Examples/Fixtures")
+        #expect(server.firstLine.hasPrefix("serving Examples/Fixtures on every interface: http://"))
+        #expect(!server.firstLine.contains("0.0.0.0"))
+        let port = try #require(server.baseURL.port)
+        #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(port)")
+        #expect(try await server.send("/users/1").status == 200)
+    }
+
+    @Test func onEveryInterfaceARecordedRedirectPointsAtTheHostTheClientAddressed() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("api.json", Self.cassette)
+        let server = try serve("--host", "0.0.0.0", "--cassette", "api.json", in: folder.url)
+        let port = try #require(server.baseURL.port)
+        let connection = try RawConnection(port: port)
+
+        connection.send("GET /old HTTP/1.1\r\nHost: 192.0.2.7:\(port)\r\n\r\n")
+        let redirect = try connection.readResponse()
+        connection.send("GET /users?page=2 HTTP/1.1\r\nHost: 192.0.2.7:\(port)\r\n\r\n")
+        let page = try connection.readResponse()
+
+        #expect(redirect.status == 301)
+        #expect(redirect.values("Location") == ["http://192.0.2.7:\(port)/users?page=2"])
+        // The recording answers whatever host the client used for this server.
+        #expect(page.text == "page two")
+    }
+
     @Test func aFixtureFolderAnswersAndEachRequestIsLoggedWithTheFileThatAnswered() async throws {
         let server = try serve("--fixtures", "Examples/Fixtures")
         let answer = try await server.send("/users/1")

@@ -150,22 +150,37 @@ struct HTTPRequestParserTests {
 
     static let base = URL(string: "http://127.0.0.1:8080")!
 
-    @Test func anOriginTargetIsJoinedToTheServersAddress() throws {
+    @Test func anOriginTargetIsJoinedToTheHostTheClientAddressed() throws {
         let request = try #require(parse(Self.post).requests.first).urlRequest(base: Self.base)
-        #expect(request.url?.absoluteString == "http://127.0.0.1:8080/users?page=2")
+        #expect(request.url?.absoluteString == "http://example.test/users?page=2")
         #expect(request.httpMethod == "POST")
         #expect(request.httpBody == Data("hello".utf8))
         #expect(request.value(forHTTPHeaderField: "X-Trace") == "a, b")
     }
 
+    @Test(arguments: [
+        ("192.168.1.20:8080", "http://192.168.1.20:8080/v1?q=1"), ("LocalHost", "http://LocalHost/v1?q=1"),
+        ("[::1]:9000", "http://[::1]:9000/v1?q=1"), ("my_box.local:", "http://my_box.local/v1?q=1"),
+    ])
+    func theHostLineGivesTheURLItsHostAndPort(host: String, url: String) throws {
+        let parsed = try #require(parse("GET /v1?q=1 HTTP/1.1\nHost: \(host)\n\n").requests.first)
+        #expect(try parsed.urlRequest(base: Self.base).url?.absoluteString == url)
+    }
+
+    @Test(arguments: ["GET /v1?q=1 HTTP/1.0\n\n", "GET /v1?q=1 HTTP/1.1\nHost: a%41b\n\n", "GET /v1?q=1 HTTP/1.1\nHost: a,b:80\n\n"])
+    func withoutAPlainHostLineTheURLIsTheServersAddress(text: String) throws {
+        let parsed = try #require(parse(text).requests.first)
+        #expect(try parsed.urlRequest(base: Self.base).url?.absoluteString == "http://127.0.0.1:8080/v1?q=1")
+    }
+
     @Test func anOriginTargetIsJoinedToAnIPv6Address() throws {
-        let parsed = try #require(parse("GET /v1?q=1 HTTP/1.1\nHost: h\n\n").requests.first)
+        let parsed = try #require(parse("GET /v1?q=1 HTTP/1.0\n\n").requests.first)
         let base = try #require(URL(string: "http://[::1]:8080"))
         #expect(try parsed.urlRequest(base: base).url?.absoluteString == "http://[::1]:8080/v1?q=1")
     }
 
     @Test func anOriginTargetReplacesThePathOfTheBase() throws {
-        let parsed = try #require(parse("GET /v1 HTTP/1.1\nHost: h\n\n").requests.first)
+        let parsed = try #require(parse("GET /v1 HTTP/1.0\n\n").requests.first)
         let base = try #require(URL(string: "http://127.0.0.1:8080/ignored?x=1"))
         #expect(try parsed.urlRequest(base: base).url?.absoluteString == "http://127.0.0.1:8080/v1")
     }
@@ -180,9 +195,9 @@ struct HTTPRequestParserTests {
         #expect(try parsed.urlRequest(base: Self.base).url?.absoluteString == "https://api.example.test/v1")
     }
 
-    @Test func anAsteriskIsTheServersAddress() throws {
-        let parsed = try #require(parse("OPTIONS * HTTP/1.1\nHost: h\n\n").requests.first)
-        #expect(try parsed.urlRequest(base: Self.base).url == Self.base)
+    @Test func anAsteriskIsTheOriginTheClientAddressed() throws {
+        let parsed = try #require(parse("OPTIONS * HTTP/1.1\nHost: h:8080\n\n").requests.first)
+        #expect(try parsed.urlRequest(base: Self.base).url?.absoluteString == "http://h:8080")
     }
 
     @Test func aRequestWithoutBodyHasNoHTTPBody() throws {

@@ -256,7 +256,7 @@ struct StubServerTests {
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
 
-        connection.send("GET /anything HTTP/1.1\r\nHost: x\r\n\r\n")
+        connection.send("GET /anything HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
         let response = try connection.readResponse()
 
         #expect(response.status == 502)
