@@ -54,7 +54,7 @@ public struct RetryPolicy: Sendable {
 
     /// Never retries: use it to switch the policy's retries off for one request. An
     /// interceptor's retries (a token refresh) follow the interceptor's own
-    /// ``Interceptor/maximumAttempts``.
+    /// ``Interceptor/maximumRetries``.
     public static let disabled = RetryPolicy(maximumAttempts: 1)
 
     // MARK: Deciding

@@ -5,10 +5,10 @@
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
-import CEventPoll
+internal import CEventPoll
 import Glibc
 #elseif canImport(Musl)
-import CEventPoll
+internal import CEventPoll
 import Musl
 #endif
 
