@@ -25,23 +25,14 @@ enum Serve {
         }
         // People read the report in the 404's body and the log line; no test owns this registry.
         let stubs = StubRegistry("httpc serve", reporting: .disabled)
+        // Nothing verifies this registry: it keeps the latest thousand requests, however long it runs.
+        stubs.retainedRequests = 1_000
         var configuration = StubServer.Configuration()
         configuration.address = command.address
         configuration.port = command.port
+        if let maximum = command.maximumConnections { configuration.maximumConnections = maximum }
         let logLines = LogLines()
-        // Nothing verifies this registry: what it records would only grow for as long as it
-        // runs, so it is forgotten every thousand requests.
-        let answered = Locked(0)
-        configuration.log = { entry in
-            logLines.add("\(entry)\n")
-            let forgets = answered.withLock { count in
-                count += 1
-                return count.isMultiple(of: 1_000)
-            }
-            guard forgets else { return }
-            stubs.forgetRequests()
-            for stub in stubs.stubs { stub.forgetCalls() }
-        }
+        configuration.log = { entry in logLines.add("\(entry)\n") }
         let server: StubServer
         do {
             server = try StubServer(stubs, configuration: configuration)

@@ -23,9 +23,11 @@ struct ServeCommand {
     var sources: [Source] = []
     var address: StubServer.Address = .loopback
     var port = 0
+    /// `--max-connections`: the server's own bound when not given.
+    var maximumConnections: Int?
 
     static let usage = """
-        usage: httpc serve [--port N] [--host ADDRESS] SOURCE... [-h]
+        usage: httpc serve [--port N] [--host ADDRESS] [--max-connections N] SOURCE... [-h]
 
           SOURCE is one or more of (each repeatable; the first given that answers a request answers it):
               --fixtures DIR          a VOKMockData fixture folder (.json and .http files)
@@ -38,6 +40,9 @@ struct ServeCommand {
               --port N                the port to listen on (0, the default: a free port)
               --host ADDRESS          the address to listen on: 127.0.0.1 (the default), ::1, or another
                                       address explicitly (0.0.0.0 serves every interface)
+              --max-connections N     the most connections served at once; one more is answered
+                                      503 and closed (default: 512, or half what the process may
+                                      open when that is less)
           -h, --help                  print this help
 
         Prints "serving SOURCES on http://HOST:PORT" once listening (listening on 0.0.0.0 or ::, "on every
@@ -84,6 +89,14 @@ struct ServeCommand {
             case "--host":
                 try once(argument)
                 command.address = try address(try value(for: argument))
+            case "--max-connections":
+                try once(argument)
+                let text = try value(for: argument)
+                guard let count = Int(text), count >= 1 else {
+                    throw Command.UsageError(
+                        description: "--max-connections: \"\(text.prefix(40))\" is not a number of connections (1 or more)")
+                }
+                command.maximumConnections = count
             case let other where other.hasPrefix("-"):
                 throw Command.UsageError(description: "unknown option \(other) for httpc serve")
             default:

@@ -136,6 +136,20 @@ if arguments.contains("--serve") {
     exit(0)
 }
 
+// `ratios --serve-stubs`: a StubServer answering `/bytes/100` as the loopback server does (the
+// same 100 bytes), until stdin closes (its URL on stdout): the other side of (13).
+if arguments.contains("--serve-stubs") {
+    let stubs = StubRegistry("load", reporting: .disabled)
+    stubs.stub(.get, "/bytes/100").respond(
+        .status(200, headers: ["Content-Type": "application/octet-stream"], body: Data((0..<100).map(patternByte))))
+    let server = try StubServer(stubs)
+    print(server.baseURL.absoluteString)
+    fflush(nil)
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    server.stop()
+    exit(0)
+}
+
 // The transfer child: `--transfer-child download|upload SIZE` moves SIZE bytes between a file
 // and the loopback server through `HTTPClient` and prints its peak memory above the baseline.
 if let index = arguments.firstIndex(of: "--transfer-child"), index + 2 < arguments.count, let size = Int(arguments[index + 2]) {
@@ -542,6 +556,12 @@ if arguments.contains("--stub-server") {
     exit(0)
 }
 
+if arguments.contains("--server-load") {
+    try measureServerLoad(smoke: smoke)
+    for (scenario, measured, ratio, target) in rows { print("| \(scenario) | \(measured) | \(ratio) | \(target) |") }
+    exit(0)
+}
+
 if arguments.contains("--transfers") {
     try await measureTransfers()
     for (scenario, measured, ratio, target) in rows { print("| \(scenario) | \(measured) | \(ratio) | \(target) |") }
@@ -699,6 +719,7 @@ row("(8) loading a 10,000-interaction cassette (parse + register)", formatTime(l
 
 await measureStubTable()
 try await measureStubServer(smoke: smoke)
+try measureServerLoad(smoke: smoke)
 try measureLargeInputs()
 try await measureTransfers()
 let peers = try await peerTables()

@@ -124,10 +124,13 @@ final class DownloadReceiver: NSObject, URLSessionDownloadDelegate, Sendable {
 }
 
 /// The delegate of an upload that reports progress: each piece sent, against the length the
-/// body was given.
+/// body was given, in order and never backwards; once the upload is answered, the whole body
+/// (the session's last report may come after the answer, or not at all).
 class UploadProgress: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     private let report: @Sendable (TransferProgress) -> Void
     private let expectedBytes: Int64
+    /// The bytes reported so far, and whether the upload is over (later reports are dropped).
+    private let reported = Locked<(bytes: Int64, over: Bool)>((-1, false))
 
     init(_ report: @escaping @Sendable (TransferProgress) -> Void, expectedBytes: Int64) {
         self.report = report
@@ -138,7 +141,25 @@ class UploadProgress: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        report(TransferProgress(bytes: totalBytesSent, expectedBytes: expectedBytes))
+        send(totalBytesSent)
+    }
+
+    /// The upload was answered: the whole body is reported, once, and nothing after it.
+    func finish() {
+        send(expectedBytes, ending: true)
+    }
+
+    private func send(_ bytes: Int64, ending: Bool = false) {
+        // Reported under the lock: the last report of the session's queue and the final one of
+        // the caller's task cannot overtake each other.
+        reported.withLock { reported in
+            guard !reported.over, bytes > reported.bytes else {
+                if ending { reported.over = true }
+                return
+            }
+            reported = (bytes, ending)
+            report(TransferProgress(bytes: bytes, expectedBytes: expectedBytes))
+        }
     }
 }
 

@@ -72,6 +72,7 @@ extension URLSession: URLSessionProtocol {
         do {
             let answer = try await data(for: streamed, delegate: delegate)
             try source.checkUnchanged()
+            delegate.finish()
             return answer
         } catch let error as TransferFileError {
             throw error.urlError(for: request)
@@ -86,7 +87,10 @@ extension URLSession: URLSessionProtocol {
     public func upload(
         for request: URLRequest, from bodyData: Data, progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> (Data, URLResponse) {
-        try await upload(for: request, from: bodyData, delegate: UploadProgress(progress, expectedBytes: Int64(bodyData.count)))
+        let delegate = UploadProgress(progress, expectedBytes: Int64(bodyData.count))
+        let answer = try await upload(for: request, from: bodyData, delegate: delegate)
+        delegate.finish()
+        return answer
     }
 }
 

@@ -21,7 +21,7 @@ extension RecordedRequest {
                 var decoded: [UInt8] = []
                 decoded.reserveCapacity(part.count)
                 QueryKey.forEachDecodedByte(of: part) { decoded.append($0) }
-                return String(validating: decoded, as: UTF8.self)
+                return String(bytes: decoded, encoding: .utf8)
                     ?? String(decoding: UnsafeBufferPointer(rebasing: part), as: UTF8.self)
             }
             var items: [URLQueryItem] = []

@@ -31,6 +31,9 @@ public final class Stub: Sendable, CustomStringConvertible {
         var expectsUse = true
         var name: String?
         var calls: [RecordedRequest] = []
+        /// The calls since they were last forgotten, those let go past the retention included.
+        var callCount = 0
+        var callsDropped = 0
         var followsRedirects = true
         var onRequest: [@Sendable (RecordedRequest) -> Void] = []
         var onDelivery: [@Sendable (RecordedRequest) -> Void] = []
@@ -51,7 +54,14 @@ public final class Stub: Sendable, CustomStringConvertible {
     private let arrivals = Milestones()
     private let deliveries = Milestones()
 
-    init(id: Int, matcher: RequestMatcher, indexKey: StubIndex.Key?, conditionsDecidedByIndex: Int = 0, location: CallSite) {
+    /// How many of its latest calls the stub keeps (its registry's ``StubRegistry/retainedRequests``).
+    private let retention: RequestRetention
+
+    init(
+        id: Int, matcher: RequestMatcher, indexKey: StubIndex.Key?, conditionsDecidedByIndex: Int = 0, location: CallSite,
+        retention: RequestRetention
+    ) {
+        self.retention = retention
         self.id = id
         self.indexKey = indexKey
         self.conditionsDecidedByIndex = conditionsDecidedByIndex
@@ -172,11 +182,12 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// What the stub matches.
     package var matcher: RequestMatcher { state.withLock { $0.matcher } }
 
-    /// Every request this stub answered, in order, with path parameters and body.
+    /// Every request this stub answered, in order, with path parameters and body: the latest
+    /// ``StubRegistry/retainedRequests`` of them.
     public var calls: [RecordedRequest] { state.withLock { $0.calls } }
 
-    /// How many requests this stub answered.
-    package var callCount: Int { state.withLock { $0.calls.count } }
+    /// How many requests this stub answered, those no longer in ``calls`` included.
+    package var callCount: Int { state.withLock { $0.callCount } }
 
     /// Whether the stub no longer matches (its `times` limit is reached, or its sequence ran
     /// out with ``Exhaustion/stopMatching``).
@@ -221,6 +232,8 @@ public final class Stub: Sendable, CustomStringConvertible {
             state.served += 1
             answered.answerSource = request.answerSource ?? response.source ?? .stub
             state.calls.append(answered)
+            state.callCount += 1
+            retention.trim(&state.calls, counting: &state.callsDropped)
             callbacks = state.onRequest
             return response
         }
@@ -264,14 +277,6 @@ public final class Stub: Sendable, CustomStringConvertible {
     }
 
     /// Empties the sequence (so a queue stub stops matching) and forgets the calls.
-    /// Forgets the recorded calls only, unless a limit counts them: the answers and their order
-    /// stay (`httpc serve`, which runs for hours, keeps no log of what it answered).
-    package func forgetCalls() {
-        state.withLock { state in
-            if state.limit == nil { state.calls = [] }
-        }
-    }
-
     package func forgetCallsAndQueue() {
         state.withLock { state in
             if state.exhaustion == .stopMatching {
@@ -279,11 +284,12 @@ public final class Stub: Sendable, CustomStringConvertible {
                 state.served = 0
             }
             state.calls = []
+            state.callCount = 0
         }
     }
 
     private static func isExhausted(_ state: State) -> Bool {
-        if let limit = state.limit, state.calls.count >= limit { return true }
+        if let limit = state.limit, state.callCount >= limit { return true }
         return state.exhaustion == .stopMatching && state.served >= state.responses.count
     }
 }

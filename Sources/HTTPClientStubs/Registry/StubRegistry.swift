@@ -35,6 +35,9 @@ public final class StubRegistry: Sendable {
         /// Where `stubs` are filed, so a request is tried only against those that could match.
         var index = StubIndex()
         var requests: [RecordedRequest] = []
+        /// How many of the oldest requests the log let go since it was last emptied (past
+        /// ``retainedRequests``): a request's place in the log counts them.
+        var requestsDropped = 0
         /// How many requests the registry has seen, emptied logs included: the next one's
         /// ``RecordedRequest/sequenceNumber``, so arrival order holds across a forgotten log.
         var requestsSeen = 0
@@ -62,6 +65,18 @@ public final class StubRegistry: Sendable {
     let reporting: FailureReporting
     let createdInSwiftTesting: Bool
     private let state = Locked(State())
+    /// Shared with the stubs, which keep their calls to the same bound.
+    private let retention = RequestRetention()
+
+    /// How many of the latest requests the log (``requests``) and each stub's
+    /// ``Stub/calls`` keep: 10,000 unless set. Older ones are let go, so a registry behind a
+    /// server under load holds a bounded log however long it runs; counts stay exact (a stub's
+    /// call count, its `times` limit, verification by count, each request's sequence number).
+    /// Verification of order looks at the calls kept.
+    public var retainedRequests: Int {
+        get { retention.limit }
+        set { retention.limit = newValue }
+    }
 
     /// Creates an empty registry.
     ///
@@ -138,7 +153,8 @@ public final class StubRegistry: Sendable {
     ) -> Stub {
         state.withLock { state in
             let (key, decided) = placement(&state.index)
-            let stub = Stub(id: state.nextID, matcher: matcher, indexKey: key, conditionsDecidedByIndex: decided, location: site)
+            let stub = Stub(
+                id: state.nextID, matcher: matcher, indexKey: key, conditionsDecidedByIndex: decided, location: site, retention: retention)
             state.nextID += 1
             state.stubs.append(stub)
             state.index.insert(stub)
@@ -193,6 +209,7 @@ public final class StubRegistry: Sendable {
     package func forgetRequests() {
         state.withLock { state in
             state.requests.removeAll()
+            state.requestsDropped = 0
             state.logGeneration += 1
             state.unmatched.removeAll()
         }
@@ -202,7 +219,7 @@ public final class StubRegistry: Sendable {
     /// the fallbacks registered before it in the same place).
     package func addFallback(_ matcher: RequestMatcher, in order: AnswerOrder, site: CallSite) -> Stub {
         state.withLock { state in
-            let stub = Stub(id: state.nextID, matcher: matcher, indexKey: nil, location: site)
+            let stub = Stub(id: state.nextID, matcher: matcher, indexKey: nil, location: site, retention: retention)
             state.nextID += 1
             state.fallbacks.append((order, stub))
             return stub
@@ -259,7 +276,8 @@ public final class StubRegistry: Sendable {
             request.sequenceNumber = state.requestsSeen
             state.requestsSeen += 1
             state.requests.append(request)
-            let slot = LogSlot(generation: state.logGeneration, index: state.requests.count - 1)
+            retention.trim(&state.requests, counting: &state.requestsDropped)
+            let slot = LogSlot(generation: state.logGeneration, index: state.requestsDropped + state.requests.count - 1)
             return (slot, state.index.candidates(for: request), state.fallbacks, state.passthrough)
         }
         if let error = request.bodyStreamError { return .failed(error) }
@@ -299,7 +317,8 @@ public final class StubRegistry: Sendable {
         return .unmatched(UnmatchedRequestError(report: report))
     }
 
-    /// Where a request was put in the log: its index, while the log has not been emptied since.
+    /// Where a request was put in the log: its index (counting the requests let go since), while
+    /// the log has not been emptied since.
     private struct LogSlot {
         let generation: Int
         let index: Int
@@ -311,8 +330,9 @@ public final class StubRegistry: Sendable {
     /// request's place may hold a later request by now).
     private func noteAnswered(_ answered: RecordedRequest, at slot: LogSlot) {
         state.withLock { state in
-            guard state.logGeneration == slot.generation else { return }
-            state.requests[slot.index] = answered
+            let index = slot.index - state.requestsDropped
+            guard state.logGeneration == slot.generation, index >= 0 else { return }
+            state.requests[index] = answered
         }
     }
 
@@ -360,5 +380,26 @@ public final class StubRegistry: Sendable {
             return true
         }
         return claimed
+    }
+}
+
+/// How many requests a registry's log and its stubs' calls keep: shared, so setting
+/// ``StubRegistry/retainedRequests`` bounds them all.
+final class RequestRetention: Sendable {
+    private let value = Locked(10_000)
+
+    var limit: Int {
+        get { value.current }
+        set { value.withLock { $0 = max(1, newValue) } }
+    }
+
+    /// Lets the oldest of `log` go once it is a quarter past the limit (so the cost of letting
+    /// go is spread over many appends), counting them in `dropped`.
+    func trim(_ log: inout [RecordedRequest], counting dropped: inout Int) {
+        let limit = value.current
+        guard log.count > limit + max(16, limit / 4) else { return }
+        let excess = log.count - limit
+        log.removeFirst(excess)
+        dropped += excess
     }
 }

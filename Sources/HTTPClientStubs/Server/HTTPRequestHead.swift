@@ -26,14 +26,19 @@ import HTTPClient
     /// The values of every line named `name` (case-insensitively), in order.
     /// - Parameter name: the header name.
     public func values(of name: String) -> [String] {
-        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        headers.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
     /// The comma-separated elements of every line named `name`, trimmed and lowercased, empty ones left out.
     func listElements(of name: String) -> [String] {
-        values(of: name).flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            .filter { !$0.isEmpty }
+        var elements: [String] = []
+        for field in headers where field.name.caseInsensitiveEquals(name) {
+            for element in field.value.utf8.split(separator: UInt8(ascii: ",")) {
+                let trimmed = element.drop { $0 == .space || $0 == .tab }.reversed().drop { $0 == .space || $0 == .tab }.reversed()
+                if !trimmed.isEmpty { elements.append(String(decoding: trimmed, as: UTF8.self).asciiLowercased) }
+            }
+        }
+        return elements
     }
 
     /// Whether the connection stays open after the answer (RFC 9112 section 9.3): HTTP/1.1

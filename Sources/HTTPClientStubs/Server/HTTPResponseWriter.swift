@@ -52,7 +52,7 @@ enum HTTPResponseWriter {
     ) -> [UInt8] {
         let code = (100...999).contains(status) ? status : 500
         var text = "HTTP/1.1 \(code) \(reasonPhrase(for: code))\r\n"
-        if !headers.contains(where: { $0.name.caseInsensitiveCompare("Date") == .orderedSame }) {
+        if !headers.contains(where: { $0.name.caseInsensitiveEquals("Date") }) {
             text += "Date: \(date)\r\n"
         }
         for field in headers where isFramingName(field.name) == false {
@@ -89,7 +89,7 @@ enum HTTPResponseWriter {
     ) -> [UInt8] {
         if isBodiless(status) { return head(status: status, headers: headers, framing: .bodiless, connection: connection, date: date) }
         if method == "HEAD" {
-            let declared = headers.last { $0.name.caseInsensitiveCompare("Content-Length") == .orderedSame }
+            let declared = headers.last { $0.name.caseInsensitiveEquals("Content-Length") }
                 .flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) }
                 .flatMap { $0 >= 0 ? $0 : nil }
             let length = body.isEmpty ? declared ?? 0 : body.count
@@ -152,7 +152,8 @@ enum HTTPResponseWriter {
     static func reasonPhrase(for status: Int) -> String { reasonPhrases[status] ?? "" }
 
     private static func isFramingName(_ name: String) -> Bool {
-        ["content-length", "transfer-encoding", "connection"].contains(name.lowercased())
+        name.caseInsensitiveEquals("Content-Length") || name.caseInsensitiveEquals("Transfer-Encoding")
+            || name.caseInsensitiveEquals("Connection")
     }
 
     private static func safeValue(_ value: String) -> String {

@@ -52,8 +52,8 @@ import HTTPClient
         request.httpMethod = head.method
         var joined: [(name: String, value: String)] = []
         for field in head.headers {
-            if let index = joined.firstIndex(where: { $0.name.caseInsensitiveCompare(field.name) == .orderedSame }) {
-                let separator = field.name.caseInsensitiveCompare("Cookie") == .orderedSame ? "; " : ", "
+            if let index = joined.firstIndex(where: { $0.name.caseInsensitiveEquals(field.name) }) {
+                let separator = field.name.caseInsensitiveEquals("Cookie") ? "; " : ", "
                 joined[index].value += separator + field.value
             } else {
                 joined.append((field.name, field.value))

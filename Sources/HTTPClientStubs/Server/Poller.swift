@@ -28,7 +28,8 @@ struct Readiness {
 final class Poller: @unchecked Sendable {
     private let descriptor: Int32
     #if canImport(Darwin)
-    private var events = [kevent](repeating: kevent(), count: 256)
+    private var events: [kevent] = Array(
+        repeating: kevent(ident: 0, filter: 0, flags: 0, fflags: 0, data: 0, udata: nil), count: 256)
     #else
     private let wakeDescriptor: Int32
     private var events = [epoll_event](repeating: epoll_event(), count: 256)

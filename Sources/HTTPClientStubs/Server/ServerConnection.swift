@@ -48,6 +48,9 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     private var unsent = 0
     /// No more requests are read: the last answer closes the connection.
     private var closesAfterAnswers = false
+    /// The connection closes because a whole request asked it to (not after an error, where the
+    /// client may still be sending the rest of what was refused).
+    private var endedInGoodOrder = false
     /// The client ended its sending side: nothing more comes from the socket, but the requests
     /// already in the parser are still answered.
     private(set) var inputEnded = false
@@ -113,7 +116,7 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     private var readsNow: Bool {
         if isLingering { return true }
         return !isClosed && !inputEnded && !closesAfterAnswers && slots.count < Self.maximumPipelined && !isBackedUp
-            && parser.unreadByteCount < context.configuration.limits.maximumHeadBytes
+            && parser.unreadByteCount <= context.configuration.limits.maximumHeadBytes
     }
 
     func readable() {
@@ -192,7 +195,10 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
                 let slot = openSlot ?? Slot()
                 if openSlot == nil { slots.append(slot) }
                 openSlot = nil
-                if !request.head.keepsAlive { closesAfterAnswers = true }
+                if !request.head.keepsAlive {
+                    closesAfterAnswers = true
+                    endedInGoodOrder = true
+                }
                 answer(request, in: slot)
             }
         }
@@ -216,6 +222,7 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
         if !slots.contains(where: { $0 === slot }) { slots.append(slot) }
         openSlot = nil
         closesAfterAnswers = true
+        endedInGoodOrder = false
         emit(HTTPResponseWriter.errorResponse(status: status, reason: reason), in: slot, finished: true, closesConnection: true)
     }
 
@@ -300,8 +307,10 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
             }
         }
         if closesAfterAnswers, slots.isEmpty, !isLingering {
-            // Nothing to wait for from a client that has said all it will.
-            if inputEnded { return tearDown() }
+            // Nothing to wait for from a client that has said all it will, or that closed after a
+            // request that ended in good order with nothing sent after it: a close loses nothing
+            // (only unread input makes the kernel reset the connection under the answer).
+            if inputEnded || (endedInGoodOrder && parser.unreadByteCount == 0 && !socket.hasUnreadInput) { return tearDown() }
             isLingering = true
             lingerStartedAt = DispatchTime.now().uptimeNanoseconds
             socket.shutdownWrite()

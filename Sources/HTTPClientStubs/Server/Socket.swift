@@ -141,6 +141,17 @@ struct Socket: Sendable {
         }
     }
 
+    /// Whether bytes from the peer wait to be read, without reading them.
+    var hasUnreadInput: Bool {
+        var byte: UInt8 = 0
+        #if canImport(Darwin)
+        let count = recv(descriptor, &byte, 1, MSG_PEEK | MSG_DONTWAIT)
+        #else
+        let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        #endif
+        return count > 0
+    }
+
     /// Ends the sending side (the peer reads the end of the stream) and keeps the receiving one.
     func shutdownWrite() {
         #if canImport(Darwin)

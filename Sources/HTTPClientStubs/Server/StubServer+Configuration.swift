@@ -22,7 +22,7 @@ extension StubServer {
         /// The most connections open at once; one more is accepted, answered 503 and closed. 512,
         /// or fewer when the process may open fewer descriptors (half its limit, less some for the
         /// rest of the process: each connection of a test's client in the same process takes two).
-        var maximumConnections = StubServer.Configuration.defaultMaximumConnections
+        package var maximumConnections = StubServer.Configuration.defaultMaximumConnections
         /// Seconds a request head may take to arrive whole, from its first byte: a client that
         /// sends it slower is answered 408 and closed, however often it sends a byte.
         var headTimeout: TimeInterval = 20

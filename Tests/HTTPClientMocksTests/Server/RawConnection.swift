@@ -73,6 +73,13 @@ final class RawConnection: @unchecked Sendable {
 
     deinit { close(descriptor) }
 
+    /// Whether the server has sent something not yet read (or closed), without waiting.
+    var hasAnswerWaiting: Bool {
+        guard buffer.isEmpty else { return true }
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&ready, 1, 0) > 0
+    }
+
     /// Writes `text` (or bytes) whole; a server that has closed is not an error here.
     func send(_ text: String) { send(Data(text.utf8)) }
 
