@@ -44,9 +44,27 @@ import HTTPClient
     /// Whether the connection stays open after the answer (RFC 9112 section 9.3): HTTP/1.1
     /// unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
     public var keepsAlive: Bool {
-        let options = listElements(of: "Connection")
-        if options.contains("close") { return false }
-        return version == .http11 || options.contains("keep-alive")
+        if hasListElement("close", in: "Connection") { return false }
+        return version == .http11 || hasListElement("keep-alive", in: "Connection")
+    }
+
+    /// Whether a line named `name` lists `element` (ASCII lower case), compared in place: what
+    /// ``keepsAlive`` asks of every request, without making a string per element.
+    private func hasListElement(_ element: StaticString, in name: String) -> Bool {
+        let wanted = UnsafeBufferPointer(start: element.utf8Start, count: element.utf8CodeUnitCount)
+        for field in headers where field.name.caseInsensitiveEquals(name) {
+            var value = field.value
+            let found = value.withUTF8 { bytes in
+                bytes.split(separator: UInt8(ascii: ",")).contains { part in
+                    var trimmed = part[...]
+                    while let first = trimmed.first, first == .space || first == .tab { trimmed.removeFirst() }
+                    while let last = trimmed.last, last == .space || last == .tab { trimmed.removeLast() }
+                    return trimmed.withContiguousStorageIfAvailable { asciiCaseInsensitiveEquals($0, asciiLowercased: wanted) } ?? false
+                }
+            }
+            if found { return true }
+        }
+        return false
     }
 
     /// The `Connection` line of the answer: `close` when the connection closes after it, and

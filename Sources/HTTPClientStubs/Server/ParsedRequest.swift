@@ -49,7 +49,8 @@ import HTTPClient
         }
         guard let url, url.host != nil else { throw .malformed("the target \(head.target) does not make a URL") }
         var request = URLRequest(url: url)
-        request.httpMethod = head.method
+        // GET is URLRequest's own; the setter costs a locale-aware comparison on Linux.
+        if head.method != "GET" { request.httpMethod = head.method }
         var joined: [(name: String, value: String)] = []
         for field in head.headers {
             if let index = joined.firstIndex(where: { $0.name.caseInsensitiveEquals(field.name) }) {
@@ -59,7 +60,11 @@ import HTTPClient
                 joined.append((field.name, field.value))
             }
         }
-        for field in joined { request.setValue(field.value, forHTTPHeaderField: field.name) }
+        // Set at once: the parser has checked every name and value (setValue would check each
+        // again and look its name up among the others, case-insensitively, through NSString).
+        if !joined.isEmpty {
+            request.allHTTPHeaderFields = Dictionary(joined.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
         request.httpBody = body
         return request
     }
