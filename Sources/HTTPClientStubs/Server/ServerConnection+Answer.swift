@@ -35,7 +35,7 @@ extension ServerConnection {
         }
         let closes = !head.keepsAlive
         let connection = head.answerConnectionLine
-        let delivery: Delivery
+        let answer: Answer
         switch result {
         case .passthrough(let request):
             let url = context.registry.redaction.redacted(url: request.url?.absoluteString ?? head.target)
@@ -45,66 +45,98 @@ extension ServerConnection {
                 + "to forward it to: stub the request instead."
             emit(Self.text(status: 502, reason, for: head), in: slot, finished: true, closesConnection: closes)
             return
-        case .deliver(let delivered):
-            delivery = delivered
+        case .answer(let decided):
+            answer = decided
         }
-        if slot.cancellation.isCancelled, (delivery.error as? URLError)?.code == .cancelled {
-            // Held when the client's input ended: the connection closes after the answers before it.
-            log(head, status: nil, answeredBy: Self.closedBeforeTheAnswer)
-            emit(pieces: [], in: slot, finished: true, closesConnection: true)
-            return
-        }
-        let answered = delivery.answered.last
-        guard let http = delivery.response as? HTTPURLResponse, delivery.error == nil || !delivery.parts.isEmpty else {
-            if let unmatched = delivery.error as? UnmatchedRequestError {
+        let answered = answer.answered.last
+        guard let http = answer.response as? HTTPURLResponse else {
+            let failure = answer.completion.error
+            if slot.cancellation.isCancelled, (failure as? URLError)?.code == .cancelled {
+                // Held when the client's input ended: the connection closes after the answers before it.
+                log(head, status: nil, answeredBy: Self.closedBeforeTheAnswer)
+                emit(pieces: [], in: slot, finished: true, closesConnection: true)
+                return
+            }
+            if let unmatched = failure as? UnmatchedRequestError {
                 let status = context.configuration.unmatchedStatus
                 log(head, status: status, answeredBy: unmatched.report.summary)
                 emit(Self.text(status: status, unmatched.description, for: head), in: slot, finished: true, closesConnection: closes)
                 return
             }
-            if let error = delivery.error, Self.isUnreadableFile(error), let (stub, request) = answered {
+            if let error = failure, Self.isUnreadableFile(error), let (stub, request) = answered {
                 // A client cannot be handed the error, and a closed connection would not say
                 // why: the test author reads the reason in a 500, and in the log line.
                 let reason = context.registry.redaction.hidingTheCredentials(of: request).redacted(text: "\(error)")
                 log(head, status: 500, answeredBy: "\(stub): \(reason)")
                 let text = "The stub \(stub) matched this request but could not answer it: \(reason)"
                 emit(Self.text(status: 500, text, for: head), in: slot, finished: true, closesConnection: closes)
-                delivery.noteDelivered()
+                answer.noteDelivered()
                 return
             }
             // A stubbed transport error: the client sees the connection end without an answer,
             // after the answers before it and the stub's latency.
-            let failure = delivery.error.map { "\($0)" } ?? "no response"
-            log(head, status: nil, answeredBy: answered.map(answeredBy) ?? "the request failed: \(failure)")
-            after(delivery.latency + delivery.downloadTime) { [self] in
-                emit(pieces: [], in: slot, finished: true, closesConnection: true)
-                delivery.noteDelivered()
+            log(
+                head, status: nil, answeredBy: answered.map(answeredBy) ?? "the request failed: \(failure.map { "\($0)" } ?? "no response")"
+            )
+            play(answer, in: slot) { [self] step in
+                if case .fail = step { emit(pieces: [], in: slot, finished: true, closesConnection: true) }
+                return .more
             }
             return
         }
         log(head, status: http.statusCode, answeredBy: answered.map(answeredBy) ?? "the registry")
         // A URL of the server's own address points where the client went instead (see RequestAuthority).
         let fields = RequestAuthority.answerFields(
-            delivery.headerFields.map(Array.init) ?? Self.fields(of: http), addressedTo: RequestAuthority(of: head),
+            answer.headerFields.map(Array.init) ?? Self.fields(of: http), addressedTo: RequestAuthority(of: head),
             servedAt: context.baseURL)
         let status = http.statusCode
-        after(delivery.latency) { [self] in
-            guard !delivery.parts.isEmpty, head.method != "HEAD", !HTTPResponseWriter.isBodiless(status) else {
-                // The body goes out from the stub's own bytes: held once, however slowly it is read.
-                let body = delivery.data ?? Data()
+        guard answer.isStreamed, head.method != "HEAD", !HTTPResponseWriter.isBodiless(status) else {
+            // Framed by its length: written whole when its head is due, the body from the stub's
+            // own bytes (held once, however slowly it is read).
+            play(answer, in: slot) { [self] step in
+                guard case .head = step else { return .more }
                 let pieces = HTTPResponseWriter.responsePieces(
-                    status: status, headers: fields, body: body, method: head.method, connection: connection)
-                emit(pieces: pieces, in: slot, finished: true, closesConnection: closes)
-                delivery.noteDelivered()
-                return
+                    status: status, headers: fields, body: answer.completion.data ?? Data(), method: head.method, connection: connection)
+                return emit(pieces: pieces, in: slot, finished: true, closesConnection: closes) ? .more : .stop
             }
-            // HTTP/1.0 has no chunked coding (RFC 9112 section 6.1): there the body ends at the close.
-            let chunked = head.version == .http11
-            let start = HTTPResponseWriter.head(
-                status: status, headers: fields, framing: chunked ? .chunked : .untilClose, connection: chunked ? connection : .close)
-            guard emit(start, in: slot) else { return }
-            send(delivery.parts[...], of: delivery, in: slot, closes: closes || !chunked, chunked: chunked)
+            return
         }
+        // HTTP/1.0 has no chunked coding (RFC 9112 section 6.1): there the body ends at the close.
+        let chunked = head.version == .http11
+        play(answer, in: slot) { [self] step in
+            let written: Bool
+            switch step {
+            case .wait:
+                return .more
+            case .head:
+                written = emit(
+                    HTTPResponseWriter.head(
+                        status: status, headers: fields, framing: chunked ? .chunked : .untilClose,
+                        connection: chunked ? connection : .close), in: slot)
+            case .data(let data):
+                written = emit(chunked ? HTTPResponseWriter.chunk(data) : Array(data), in: slot)
+                // A reader slower than the stream: the stream waits for it.
+                if written, isBackedUp { return .full }
+            case .end:
+                written = emit(chunked ? HTTPResponseWriter.lastChunk : [], in: slot, finished: true, closesConnection: closes || !chunked)
+            case .fail:
+                // No last chunk: the transfer is broken, as the stub says.
+                written = emit(pieces: [], in: slot, finished: true, closesConnection: true)
+            }
+            return written ? .more : .stop
+        }
+    }
+
+    /// Plays `answer` in `slot` on the connection's loop, its waits on the loop's timers.
+    private func play(_ answer: Answer, in slot: Slot, _ sink: @escaping (Answer.Step) -> AnswerPlayer.Flow) {
+        let loop = loop
+        // The sink runs on the loop only: the player is started here and goes on from the loop's timers.
+        nonisolated(unsafe) let sink = sink
+        let player = AnswerPlayer(answer, waitsOutTime: true, scheduler: { seconds, work in loop.schedule(after: seconds, work) }) {
+            sink($0)
+        }
+        slot.player = player
+        player.play()
     }
 
     static let closedBeforeTheAnswer = "the connection closed before the answer"
@@ -126,37 +158,6 @@ extension ServerConnection {
     /// The header lines of a response that kept no list of its own (one field per name).
     private static func fields(of response: HTTPURLResponse) -> [HTTPHeaders.Field] {
         response.allHeaderFields.map { HTTPHeaders.Field(name: "\($0.key)", value: "\($0.value)") }
-    }
-
-    /// Writes each data part as a chunk (as it is, when not `chunked`), waiting out the pauses;
-    /// a failure part cuts the connection (the client sees the body end early), the end writes
-    /// the last chunk.
-    private func send(_ parts: ArraySlice<StreamPart>, of delivery: Delivery, in slot: Slot, closes: Bool, chunked: Bool) {
-        var rest = parts
-        while let part = rest.popFirst() {
-            switch part {
-            case .data(let data):
-                guard data.isEmpty || emit(chunked ? HTTPResponseWriter.chunk(data) : Array(data), in: slot) else { return }
-            case .pause(let seconds):
-                let remaining = rest
-                after(seconds) { [self] in send(remaining, of: delivery, in: slot, closes: closes, chunked: chunked) }
-                return
-            case .failure:
-                // No last chunk: the transfer is broken, as the stub says.
-                emit(pieces: [], in: slot, finished: true, closesConnection: true)
-                delivery.noteDelivered()
-                return
-            }
-        }
-        emit(chunked ? HTTPResponseWriter.lastChunk : [], in: slot, finished: true, closesConnection: closes)
-        delivery.noteDelivered()
-    }
-
-    /// Runs `body` on the connection's loop after `seconds`: no thread waits.
-    private func after(_ seconds: TimeInterval, _ body: @escaping () -> Void) {
-        // Clamped as the other transports clamp: NaN is no wait, and no wait overflows.
-        guard seconds > 0 else { return body() }
-        loop.schedule(after: seconds, body)
     }
 
     /// The stub, and the file or recorded interaction it answered from when it has one

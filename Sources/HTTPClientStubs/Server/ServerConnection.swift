@@ -31,6 +31,9 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
         var closesConnection = false
         /// Cancelled when the connection closes first: a held response lets go of the request.
         let cancellation = ExchangeCancellation()
+        /// What plays the answer, once it is decided: stopped when the connection closes, and
+        /// told when a slow reader has taken enough for the stream to go on.
+        var player: AnswerPlayer?
     }
 
     let context: ServerContext
@@ -258,6 +261,8 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
             first.pending = []
             guard first.finished else { break }
             slots.removeFirst()
+            // Its player holds the slot in its sink: let go of both.
+            first.player = nil
             if first.closesConnection {
                 closesAfterAnswers = true
                 for slot in slots { slot.cancellation.cancel() }
@@ -272,7 +277,7 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     }
 
     /// More than ``maximumUnsent`` bytes of answers wait for the client to take them.
-    private var isBackedUp: Bool { unsent > Self.maximumUnsent }
+    var isBackedUp: Bool { unsent > Self.maximumUnsent }
 
     func writable() {
         guard !isClosed else { return }
@@ -282,7 +287,10 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
         guard !isClosed else { return }
         // The client took some: its time to take the rest starts again.
         if unsent < before { lastProgress = DispatchTime.now().uptimeNanoseconds }
-        if !isBackedUp { readRequests() }
+        if !isBackedUp {
+            slots.first?.player?.roomAvailable()
+            readRequests()
+        }
         updateInterest()
         armTimer()
     }
@@ -388,7 +396,11 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     private func tearDown() {
         guard !isClosed else { return }
         isClosed = true
-        for slot in slots { slot.cancellation.cancel() }
+        for slot in slots {
+            slot.cancellation.cancel()
+            slot.player?.stop()
+            slot.player = nil
+        }
         openSlot?.cancellation.cancel()
         slots = []
         openSlot = nil

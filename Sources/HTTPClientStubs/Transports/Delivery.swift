@@ -1,8 +1,9 @@
 import Foundation
 import HTTPClient
 
-/// What a task delivers at the end of an exchange, and when.
-package struct Delivery: Sendable {
+/// What an exchange gathers hop by hop (latency, the stubs that answered, the body and its
+/// parts): made into an ``Answer`` when it ends.
+struct Delivery: Sendable {
     /// The last request sent (the redirect target, after redirects).
     package var request: URLRequest
     package var data: Data?
@@ -30,10 +31,5 @@ package struct Delivery: Sendable {
     package init(request: URLRequest, arguments: (Data?, URLResponse?, (any Error)?)) {
         self.request = request
         (data, response, error) = arguments
-    }
-
-    /// Tells each stub that answered that its response has been handed over.
-    package func noteDelivered() {
-        for (stub, request) in answered { stub.noteDelivered(request) }
     }
 }

@@ -183,21 +183,21 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any URLSessionDataTaskProtocol {
-        startTask(for: request) { completionHandler($0.data, $0.response, $0.error) }
+        let simulatesLatency = simulatesLatency
+        return startTask(for: request) { $0.begin(request, simulatingLatency: simulatesLatency, completion: completionHandler) }
     }
 
     /// The next task, handed out for `request` and given the session's answer. A request let
     /// through goes to `forward` when given (a stream, which the pass-through session streams
     /// itself), otherwise to a task of the pass-through session.
     private func startTask(
-        for request: URLRequest, forward: (@Sendable (URLRequest) -> Void)? = nil, deliver: @escaping @Sendable (Delivery) -> Void
+        for request: URLRequest, forward: (@Sendable (URLRequest) -> Void)? = nil, begin: (MockURLSessionDataTask) -> Void
     ) -> MockURLSessionDataTask {
         let task = canned.withLock { canned in
             defer { canned.nextDataTask = MockURLSessionDataTask() }
             return canned.nextDataTask
         }
-        // Only a stream forwards by itself: it waits out a throttled body's pauses chunk by chunk.
-        task.begin(request, simulatingLatency: simulatesLatency, streaming: forward != nil, deliver: deliver)
+        begin(task)
         let passthroughSession = passthroughSession
         stubs.exchange(request, behaviour: behaviour, cancellation: task.exchangeCancellation) { result in
             if case .passthrough(let forwarded) = result, let forward {
@@ -212,44 +212,59 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     /// Answers `request` with its response first, then its body in the pieces of a
     /// ``MockResponse/streamed(status:headers:_:)`` stub (one chunk otherwise). The first
     /// window of chunks (`ChunkStream.defaultWindow`) is ready when this returns, the rest as
-    /// the reader takes them; `.pause` parts are waited out when the session simulates latency.
-    /// Letting the stream go, or cancelling the Swift task, cancels the task; a reader whose
-    /// task is cancelled gets `CancellationError`.
+    /// the reader takes them; the latency and `.pause` parts are waited out when the session
+    /// simulates latency. Letting the stream go, or cancelling the Swift task, cancels the
+    /// task; a reader whose task is cancelled gets `CancellationError`.
     public func chunks(for request: URLRequest) async throws -> (ChunkStream, URLResponse) {
-        /// How the exchange ended for a stream: fed from the answer, or let through.
-        enum Answer {
-            case fed(URLResponse)
+        /// How the exchange ended for a stream: played from the answer, or let through.
+        enum Answered {
+            case played(URLResponse)
             case forwarded(URLRequest)
         }
         let (stream, chunks) = ChunkStream.makeStream()
         let simulatesLatency = simulatesLatency
         let cancellation = TaskCancellation()
+        let playing = Locked<AnswerPlayer?>(nil)
+        // Answered once: by the head, the failure before it, a pass-through, or a cancel.
+        let waiting = Locked<CheckedContinuation<Answered, any Error>?>(nil)
+        let answers = { @Sendable (result: Result<Answered, any Error>) in
+            waiting.withLock { $0.take() }?.resume(with: result)
+        }
+        let cancelled = { @Sendable in
+            // An answer already playing (its latency, say) stops, and the caller gets the cancel.
+            playing.withLock { $0 }?.stop()
+            var userInfo: [String: Any] = [:]
+            if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+            answers(.failure(URLError(.cancelled, userInfo: userInfo)))
+        }
         let answer = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, any Error>) in
-                // A forwarded stream is not delivered, but its unused task may still be cancelled.
-                let answered = Locked(false)
-                let answers = { @Sendable in
-                    answered.withLock { answered in
-                        defer { answered = true }
-                        return !answered
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answered, any Error>) in
+                waiting.withLock { $0 = continuation }
+                let task = startTask(for: request) { forwarded in
+                    answers(.success(.forwarded(forwarded)))
+                } begin: { task in
+                    task.begin(request) { answer in
+                        let player = ChunkFeed.player(for: answer, into: chunks, waitsOutTime: simulatesLatency) { head in
+                            answers(head.map(Answered.played))
+                        }
+                        playing.withLock { $0 = player }
+                        player.play()
                     }
                 }
-                let task = startTask(for: request) { forwarded in
-                    guard answers() else { return }
-                    continuation.resume(returning: .forwarded(forwarded))
-                } deliver: { delivery in
-                    guard answers() else { return }
-                    continuation.resume(with: ChunkFeed.feed(delivery, to: chunks, waitingOutPauses: simulatesLatency).map(Answer.fed))
+                chunks.onTermination = {
+                    task.cancel()
+                    playing.withLock { $0 }?.stop()
                 }
-                chunks.onTermination = { task.cancel() }
                 cancellation.register(task)
+                if Task.isCancelled { cancelled() }
                 task.resume()
             }
         } onCancel: {
             cancellation.cancel()
+            cancelled()
         }
         switch answer {
-        case .fed(let response):
+        case .played(let response):
             return (stream, response)
         case .forwarded(let forwarded):
             chunks.finish()

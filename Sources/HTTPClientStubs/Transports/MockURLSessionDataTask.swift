@@ -8,14 +8,20 @@ import HTTPClient
 /// completed delivers `URLError(.cancelled)`. An answer held by a ``HeldResponse`` is delivered
 /// inside `release()`, if the task was resumed by then.
 public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable {
+    /// Who gets the answer: a caller of the whole body, or a stream that plays it itself.
+    private enum Receiver: Sendable {
+        case whole(@Sendable (Data?, URLResponse?, (any Error)?) -> Void)
+        case stream(@Sendable (Answer) -> Void)
+    }
+
     private enum Phase: Sendable {
         /// Not handed out yet, or its answer is held.
         case waiting
-        case ready(Delivery)
+        case ready(Answer)
         /// The registry let the request through: this real task carries it.
         case forwarding(any URLSessionDataTaskProtocol)
-        /// Its answer is on its way after a simulated latency.
-        case scheduled(Delivery)
+        /// Its answer is playing out its latency and throughput.
+        case playing(AnswerPlayer)
         case finished
     }
 
@@ -25,9 +31,7 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         var phase = Phase.waiting
         var request: URLRequest?
         var simulatesLatency = false
-        /// The caller reads the body in pieces and waits out their pauses itself.
-        var streams = false
-        var completion: (@Sendable (Delivery) -> Void)?
+        var receiver: Receiver?
         /// The exchange's, kept in the task's one lock box.
         var cancellation = ExchangeCancellation.State()
     }
@@ -51,13 +55,13 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
     /// The request this task was created for, once a session has handed it out.
     public var originalRequest: URLRequest? { state.withLock { $0.request } }
 
-    /// Delivers the answer, the first time only: inside this call, or after the response's
-    /// latency when the session simulates it, or when a held response is released.
+    /// Delivers the answer, the first time only: inside this call, or as its latency and
+    /// throughput play out when the session simulates them, or when a held response is released.
     public func resume() {
         let action = state.withLock { state -> Action in
             state.resumeCount += 1
             guard state.resumeCount == 1 else { return .none }
-            return Self.start(&state)
+            return start(&state)
         }
         perform(action)
     }
@@ -72,13 +76,13 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
                 return .none
             case .forwarding(let task):
                 return .cancelForwarded(task)
-            case .waiting, .ready, .scheduled:
+            case .waiting, .ready, .playing:
+                if case .playing(let player) = state.phase { player.stop() }
                 state.phase = .finished
                 var userInfo: [String: Any] = [:]
                 if let url = state.request?.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-                let error = URLError(.cancelled, userInfo: userInfo)
-                return .complete(
-                    Delivery(request: state.request ?? URLRequest(url: URL(fileURLWithPath: "/")), error: error), state.completion)
+                let request = state.request ?? URLRequest(url: URL(fileURLWithPath: "/"))
+                return .complete(Answer(Delivery(request: request, error: URLError(.cancelled, userInfo: userInfo))), state.receiver)
             }
         }
         perform(action)
@@ -86,37 +90,41 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
 
     // MARK: Engine
 
-    /// Hands the task out for `request`: `completion` receives what the session decides,
-    /// once the task is resumed.
+    /// Hands the task out for `request`: `completion` receives the whole answer once the task
+    /// is resumed (and its time has played out, when the session simulates it).
     func begin(
         _ request: URLRequest, simulatingLatency: Bool, completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
-        begin(request, simulatingLatency: simulatingLatency, streaming: false) { completion($0.data, $0.response, $0.error) }
+        begin(request, simulatingLatency: simulatingLatency, receiver: .whole(completion))
     }
 
-    /// Hands the task out for `request`, for a caller that wants the whole delivery (its
-    /// pieces, for a stream, which is `streaming`: it gets the delivery once the headers are
-    /// due, not after the body's time).
-    func begin(
-        _ request: URLRequest, simulatingLatency: Bool, streaming: Bool, deliver completion: @escaping @Sendable (Delivery) -> Void
-    ) {
+    /// Hands the task out for `request`, for a stream that plays the answer itself: it gets the
+    /// answer as soon as the task is resumed.
+    func begin(_ request: URLRequest, streaming: @escaping @Sendable (Answer) -> Void) {
+        begin(request, simulatingLatency: false, receiver: .stream(streaming))
+    }
+
+    private func begin(_ request: URLRequest, simulatingLatency: Bool, receiver: Receiver) {
         state.withLock { state in
             state.request = request
             state.simulatesLatency = simulatingLatency
-            state.streams = streaming
-            state.completion = completion
+            state.receiver = receiver
         }
     }
 
     /// The session's decision: delivered now if the task runs, or when it is resumed.
     func receive(_ result: ExchangeResult, passthroughSession: any URLSessionProtocol) {
         switch result {
-        case .deliver(let delivery):
-            receive(delivery)
+        case .answer(let answer):
+            receive(answer)
         case .passthrough(let request):
-            let completion = state.withLock { $0.completion }
+            let receiver = state.withLock { $0.receiver }
             let forwarded = passthroughSession.makeDataTask(with: request) { data, response, error in
-                completion?(Delivery(request: request, arguments: (data, response, error)))
+                switch receiver {
+                case .whole(let completion)?: completion(data, response, error)
+                case .stream(let stream)?: stream(Answer(Delivery(request: request, arguments: (data, response, error))))
+                case nil: break
+                }
             }
             let action = state.withLock { state -> Action in
                 guard case .waiting = state.phase else { return .none }  // cancelled meanwhile
@@ -127,40 +135,43 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         }
     }
 
-    private func receive(_ delivery: Delivery) {
+    private func receive(_ answer: Answer) {
         let action = state.withLock { state -> Action in
             guard case .waiting = state.phase else { return .none }  // cancelled meanwhile
-            state.phase = .ready(delivery)
-            return state.resumeCount > 0 ? Self.start(&state) : .none
+            state.phase = .ready(answer)
+            return state.resumeCount > 0 ? start(&state) : .none
         }
         perform(action)
     }
 
     private enum Action {
         case none
-        case complete(Delivery, (@Sendable (Delivery) -> Void)?)
-        case completeLater(after: TimeInterval)
+        /// Hands the answer over whole (or to the stream), then counts it delivered.
+        case complete(Answer, Receiver?)
+        /// Plays the answer's time out, then hands it over whole.
+        case play(AnswerPlayer)
         case resumeForwarded(any URLSessionDataTaskProtocol)
         case cancelForwarded(any URLSessionDataTaskProtocol)
     }
 
     /// What starting a resumed task means in its phase (called inside the lock).
-    private static func start(_ state: inout State) -> Action {
+    private func start(_ state: inout State) -> Action {
         switch state.phase {
         case .ready:
-            // Moved out of the phase, not copied: a delivery is a dozen fields to retain.
+            // Moved out of the phase, not copied.
             var phase = Phase.finished
             swap(&phase, &state.phase)
-            guard case .ready(let delivery) = consume phase else { return .none }
-            let delay = state.simulatesLatency ? delivery.latency + (state.streams ? 0 : delivery.downloadTime) : 0
-            if delay > 0 {
-                state.phase = .scheduled(delivery)
-                return .completeLater(after: delay)
+            guard case .ready(let answer) = consume phase else { return .none }
+            guard state.simulatesLatency, case .whole = state.receiver, answer.timing.toEnd > 0 else {
+                return .complete(answer, state.receiver)
             }
-            return .complete(delivery, state.completion)
+            // Not played yet: only once the lock is let go.
+            let player = AnswerPlayer(answer, waitsOutTime: true) { [self] step in played(step, of: answer) }
+            state.phase = .playing(player)
+            return .play(player)
         case .forwarding(let task):
             return .resumeForwarded(task)
-        case .waiting, .scheduled, .finished:
+        case .waiting, .playing, .finished:
             return .none
         }
     }
@@ -169,23 +180,46 @@ public final class MockURLSessionDataTask: URLSessionDataTaskProtocol, Sendable 
         switch action {
         case .none:
             break
-        case .complete(let delivery, let completion):
-            completion?(delivery)
-            delivery.noteDelivered()
-        case .completeLater(let delay):
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
-                let due = state.withLock { state -> Action in
-                    // Not scheduled any more when cancel() delivered first.
-                    guard case .scheduled(let delivery) = state.phase else { return .none }
-                    state.phase = .finished
-                    return .complete(delivery, state.completion)
-                }
-                perform(due)
+        case .complete(let answer, let receiver):
+            switch receiver {
+            case .whole(let completion)?:
+                let (data, response, error) = answer.completion
+                completion(data, response, error)
+                answer.noteDelivered()
+            case .stream(let stream)?:
+                // The stream plays it, and counts it delivered at its end.
+                stream(answer)
+            case nil:
+                break
             }
+        case .play(let player):
+            player.play()
         case .resumeForwarded(let task):
             task.resume()
         case .cancelForwarded(let task):
             task.cancel()
+        }
+    }
+
+    /// A step of an answer played out for a caller of the whole body: at its end, the whole
+    /// answer is handed over, unless the task was cancelled meanwhile.
+    private func played(_ step: Answer.Step, of answer: Answer) -> AnswerPlayer.Flow {
+        switch step {
+        case .end, .fail:
+            let receiver = state.withLock { state -> Receiver? in
+                guard case .playing = state.phase else { return nil }
+                state.phase = .finished
+                return state.receiver
+            }
+            guard case .whole(let completion)? = receiver else { return .stop }
+            let (data, response, error) = answer.completion
+            completion(data, response, error)
+            return .more
+        default:
+            return state.withLock { state in
+                if case .playing = state.phase { return .more }
+                return .stop
+            }
         }
     }
 }

@@ -30,7 +30,7 @@ extension StubRegistry {
             // Not sent: no stub sees it, as no server would.
             start.data = stored.data
             start.response = stored.response
-            completion(.deliver(start))
+            completion(.answer(Answer(start)))
         case .unavailable:
             start.error = URLError(
                 .resourceUnavailable,
@@ -39,7 +39,7 @@ extension StubRegistry {
                     NSLocalizedDescriptionKey: "Nothing is cached for \(request.url?.absoluteString ?? "the request"), "
                         + "and its cache policy (.returnCacheDataDontLoad) does not allow loading it.",
                 ])
-            completion(.deliver(start))
+            completion(.answer(Answer(start)))
         case .revalidate(let conditional, let stored):
             start.revalidating = stored
             hop(conditional, behaviour: behaviour, bodyIsHidden: bodyIsHidden, cancellation: cancellation, progress: start, completion)
@@ -56,7 +56,7 @@ extension StubRegistry {
         guard !cancellation.isCancelled else {
             // Cancelled during the hop before: the next one is never sent.
             delivery.error = URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: request.url as Any])
-            completion(.deliver(delivery))
+            completion(.answer(Answer(delivery)))
             return
         }
         switch resolve(request, reportingMisses: true, bodyIsHidden: bodyIsHidden, answersHeadAsGet: behaviour.answersHeadAsGet) {
@@ -64,10 +64,10 @@ extension StubRegistry {
             completion(.passthrough(forwarded))
         case .unmatched(let error):
             delivery.error = error
-            completion(.deliver(delivery))
+            completion(.answer(Answer(delivery)))
         case .failed(let error):
             delivery.error = error
-            completion(.deliver(delivery))
+            completion(.answer(Answer(delivery)))
         case .respond(let response, let recorded, let stub):
             delivery.answered.append((stub, recorded))
             guard let hold = response.hold else {
@@ -95,7 +95,7 @@ extension StubRegistry {
                 guard settles() else { return }
                 var cancelled = delivery
                 cancelled.error = URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: recorded.url])
-                completion(.deliver(cancelled))
+                completion(.answer(Answer(cancelled)))
             }
         }
     }
@@ -118,7 +118,7 @@ extension StubRegistry {
                     NSLocalizedDescriptionKey: "The request timed out: the answer of \(stub) comes after \(response.latency) s, "
                         + "later than the timeout of \(timeout) s.",
                 ])
-            completion(.deliver(delivery))
+            completion(.answer(Answer(delivery)))
             return
         }
         let arguments = response.completionArguments(for: request)
@@ -131,7 +131,7 @@ extension StubRegistry {
         // A throttled body's pauses: what a caller of the whole body waits after the headers.
         delivery.downloadTime = response.throughput == nil ? 0 : delivery.parts.reduce(0) { $0 + ($1.pause ?? 0) }
         guard let http = arguments.1 as? HTTPURLResponse, arguments.2 == nil else {
-            completion(.deliver(delivery))
+            completion(.answer(Answer(delivery)))
             return
         }
         behaviour.storeCookies(Self.setCookies(of: response, http), from: http.url ?? recorded.url, for: request)
@@ -149,7 +149,7 @@ extension StubRegistry {
             delivery.downloadTime = delivery.parts.reduce(0) { $0 + ($1.pause ?? 0) }
             delivery.data = nil
             delivery.error = error
-            completion(.deliver(delivery))
+            completion(.answer(Answer(delivery)))
             return
         }
         if let stored = delivery.revalidating, delivery.answered.count == 1, http.statusCode == 304 {
@@ -157,12 +157,12 @@ extension StubRegistry {
             delivery.data = stored.data
             delivery.response = stored.response
             delivery.parts = []
-            completion(.deliver(delivery))
+            completion(.answer(Answer(delivery)))
             return
         }
         behaviour.storeInCache(http, data: arguments.0 ?? Data(), policy: response.cacheStoragePolicy, for: request)
         guard behaviour.followsRedirects, stub.followsRedirects, let next = SessionBehaviour.redirect(from: request, response: http) else {
-            completion(.deliver(delivery))
+            completion(.answer(Answer(delivery)))
             return
         }
         guard delivery.answered.count <= SessionBehaviour.maximumRedirects else {
@@ -174,7 +174,7 @@ extension StubRegistry {
                     NSURLErrorFailingURLErrorKey: recorded.url,
                     NSLocalizedDescriptionKey: "More than \(SessionBehaviour.maximumRedirects) redirects, the last from \(stub).",
                 ])
-            completion(.deliver(delivery))
+            completion(.answer(Answer(delivery)))
             return
         }
         // 307 and 308 send the same body again; the others drop it.
@@ -191,8 +191,8 @@ extension StubRegistry {
     }
 }
 
-/// How an exchange ends: a delivery, or the request to send to the real network.
+/// How an exchange ends: the answer to play, or the request to send to the real network.
 package enum ExchangeResult: Sendable {
-    case deliver(Delivery)
+    case answer(Answer)
     case passthrough(URLRequest)
 }

@@ -19,6 +19,8 @@ class StubURLProtocol: URLProtocol {
         var forwarded: URLSessionDataTask?
         /// Set by the first `startLoading`; a later one is the task resumed (see ``ClientThread``).
         var clientThread: ClientThread?
+        /// What plays a streamed answer: stopped with the loading.
+        var player: AnswerPlayer?
     }
 
     private let state = Locked(LoadingState())
@@ -62,8 +64,8 @@ class StubURLProtocol: URLProtocol {
         let bodyIsHidden = task is URLSessionUploadTask && request.httpBody == nil && request.httpBodyStream == nil
         registry.exchange(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden, cancellation: exchangeCancellation) { result in
             switch result {
-            case .deliver(let delivery):
-                this.value.deliver(delivery, on: clientThread)
+            case .answer(let answer):
+                this.value.deliver(answer, on: clientThread)
             case .passthrough(let request):
                 this.value.forward(request, on: clientThread)
             }
@@ -106,90 +108,82 @@ class StubURLProtocol: URLProtocol {
 
     override func stopLoading() {
         guard state.withLock({ $0.clientThread })?.stopEndsLoading(of: task) ?? true else { return }
-        let forwarded = state.withLock { state in
+        let (forwarded, player) = state.withLock { state in
             state.stopped = true
-            return state.forwarded
+            return (state.forwarded, state.player)
         }
+        player?.stop()
         forwarded?.cancel()
         exchangeCancellation.cancel()
     }
 
     // MARK: Delivering
 
-    /// Headers after the latency, then a streamed or throttled body piece by piece, its pauses
-    /// waited out. On Linux a completion-handler task keeps only the last piece, and no task
-    /// can be told apart from one but those of `chunks(for:)`, which mark themselves
-    /// (`readsBodyInChunks`): any other gets the whole body in ONE `didLoad` after the download
-    /// time (see `urlProtocolClientsKeepEveryPiece`).
-    private func deliver(_ delivery: Delivery, on clientThread: ClientThread) {
-        let body = delivery.data ?? Data()
+    /// Plays the answer to the client: the head when it is due, then a streamed or throttled
+    /// body piece by piece, its pauses waited out. On Linux a completion-handler task keeps only
+    /// the last piece, and no task can be told apart from one but those of `chunks(for:)`, which
+    /// mark themselves (`readsBodyInChunks`): any other gets the whole body in ONE `didLoad` at
+    /// its end (see `urlProtocolClientsKeepEveryPiece`). An answer with nothing to wait for
+    /// after its head goes in one hop to the client thread, where no `stopLoading` can come
+    /// between its calls. The engine keeps the session's cache itself (one copy, every platform).
+    private func deliver(_ answer: Answer, on clientThread: ClientThread) {
         let this = Unchecked(self)
-        // The parts first: asking the task takes corelibs' lock, and most bodies are one piece.
-        if !delivery.parts.isEmpty, urlProtocolClientsKeepEveryPiece || task?.readsBodyInChunks == true,
-            let urlResponse = delivery.response
-        {
-            after(delivery.latency) {
-                this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed) }
-                this.value.deliver(delivery.parts[...], of: delivery, on: clientThread)
+        guard answer.isStreamed else {
+            // The head, the body and the end together, once the head is due.
+            let player = AnswerPlayer(answer, waitsOutTime: true) { step in
+                switch step {
+                case .head(let response, _):
+                    let body = answer.completion.data ?? Data()
+                    this.value.call(on: clientThread, last: true) { client, urlProtocol in
+                        client.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
+                        if !body.isEmpty { client.urlProtocol(urlProtocol, didLoad: body) }
+                        client.urlProtocolDidFinishLoading(urlProtocol)
+                    }
+                case .fail(let error):
+                    this.value.fail(with: error, on: clientThread)
+                case .wait, .data, .end:
+                    break
+                }
+                return .more
             }
+            player.play()
             return
         }
-        // A body that timed out midway fails when it went quiet (its pauses so far); any
-        // other failure comes after the latency.
-        after(delivery.latency + (delivery.error == nil ? 0 : delivery.downloadTime)) {
-            guard let urlResponse = delivery.response, delivery.error == nil else {
-                this.value.fail(with: delivery.error ?? URLError(.badServerResponse), on: clientThread)
-                delivery.noteDelivered()
-                return
+        // Asking the task takes corelibs' lock: only a streamed answer asks.
+        let inPieces = urlProtocolClientsKeepEveryPiece || task?.readsBodyInChunks == true
+        let gathered = Locked(Data())
+        let player = AnswerPlayer(answer, waitsOutTime: true) { step in
+            guard !this.value.state.withLock({ $0.stopped }) else {
+                this.value.state.withLock { $0.player = nil }
+                return .stop
             }
-            guard delivery.downloadTime > 0 else {
-                // Nothing to wait for between the headers and the end: the three calls go in one
-                // hop to the client thread, where no `stopLoading` can come between them. The
-                // engine keeps the session's cache itself (one copy, every platform).
+            switch step {
+            case .wait:
+                break
+            case .head(let response, _):
+                this.value.call(on: clientThread) { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
+            case .data(let data):
+                if inPieces {
+                    this.value.call(on: clientThread) { $0.urlProtocol($1, didLoad: data) }
+                } else {
+                    gathered.withLock { $0.append(data) }
+                }
+            case .end:
+                let body = gathered.withLock { $0 }
                 this.value.call(on: clientThread, last: true) { client, urlProtocol in
-                    client.urlProtocol(urlProtocol, didReceive: urlResponse, cacheStoragePolicy: .notAllowed)
                     if !body.isEmpty { client.urlProtocol(urlProtocol, didLoad: body) }
                     client.urlProtocolDidFinishLoading(urlProtocol)
                 }
-                delivery.noteDelivered()
-                return
+            case .fail(let error):
+                this.value.fail(with: error, on: clientThread)
             }
-            this.value.call(on: clientThread) {
-                // The engine keeps the session's cache itself (one copy, every platform).
-                $0.urlProtocol($1, didReceive: urlResponse, cacheStoragePolicy: .notAllowed)
-            }
-            this.value.after(delivery.downloadTime) {
-                if !body.isEmpty {
-                    this.value.call(on: clientThread) { $0.urlProtocol($1, didLoad: body) }
-                }
-                this.value.call(on: clientThread, last: true) { $0.urlProtocolDidFinishLoading($1) }
-                delivery.noteDelivered()
-            }
+            // The player holds the protocol in this sink: let go of it at the end.
+            if case .end = step { this.value.state.withLock { $0.player = nil } }
+            if case .fail = step { this.value.state.withLock { $0.player = nil } }
+            return .more
         }
-    }
-
-    /// One `didLoad` per data part, pauses waited out, a failure part ends the transfer; a
-    /// stopped load schedules nothing more.
-    private func deliver(_ parts: ArraySlice<StreamPart>, of delivery: Delivery, on clientThread: ClientThread) {
-        guard !state.withLock({ $0.stopped }) else { return }
-        let this = Unchecked(self)
-        var rest = parts
-        while let part = rest.popFirst() {
-            switch part {
-            case .data(let data):
-                if !data.isEmpty { call(on: clientThread) { $0.urlProtocol($1, didLoad: data) } }
-            case .pause(let seconds):
-                let remaining = rest
-                after(seconds) { this.value.deliver(remaining, of: delivery, on: clientThread) }
-                return
-            case .failure(let error):
-                fail(with: error, on: clientThread)
-                delivery.noteDelivered()
-                return
-            }
-        }
-        call(on: clientThread, last: true) { $0.urlProtocolDidFinishLoading($1) }
-        delivery.noteDelivered()
+        state.withLock { $0.player = player }
+        player.play()
     }
 
     /// Sends `request` through a plain session. Done from another queue: `startLoading` runs on
@@ -224,13 +218,6 @@ class StubURLProtocol: URLProtocol {
     }
 
     // MARK: Talking to the client safely
-
-    /// Runs `body` now, or after `seconds` on a background queue.
-    private func after(_ seconds: TimeInterval, _ body: @escaping @Sendable () -> Void) {
-        // Clamped as the in-process feed clamps: NaN is no wait, and no wait overflows.
-        guard seconds > 0 else { return body() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + min(seconds, 1e9), execute: body)
-    }
 
     /// Calls the client on `clientThread`, unless loading was stopped by then: after
     /// `stopLoading()` the Linux client can trap on any call. The `last` call is made once;
