@@ -132,9 +132,8 @@ extension ServerConnection {
         let loop = loop
         // The sink runs on the loop only: the player is started here and goes on from the loop's timers.
         nonisolated(unsafe) let sink = sink
-        let player = AnswerPlayer(answer, waitsOutTime: true, scheduler: { seconds, work in loop.schedule(after: seconds, work) }) {
-            sink($0)
-        }
+        let onTheLoop: AnswerPlayer.Scheduler = { seconds, work in loop.schedule(after: seconds, work) }
+        let player = AnswerPlayer(answer, waitsOutTime: true, scheduler: onTheLoop) { sink($0) }
         slot.player = player
         player.play()
     }
