@@ -34,6 +34,7 @@ public final class Stub: Sendable, CustomStringConvertible {
         /// The calls since they were last forgotten, those let go past the retention included.
         var callCount = 0
         var callsDropped = 0
+        var callsCheckedAt = RequestRetention.firstCheck
         var followsRedirects = true
         var onRequest: [@Sendable (RecordedRequest) -> Void] = []
         var onDelivery: [@Sendable (RecordedRequest) -> Void] = []
@@ -233,7 +234,9 @@ public final class Stub: Sendable, CustomStringConvertible {
             answered.answerSource = request.answerSource ?? response.source ?? .stub
             state.calls.append(answered)
             state.callCount += 1
-            retention.trim(&state.calls, counting: &state.callsDropped)
+            if state.calls.count >= state.callsCheckedAt {
+                retention.trim(&state.calls, counting: &state.callsDropped, checkNextAt: &state.callsCheckedAt)
+            }
             callbacks = state.onRequest
             return response
         }
@@ -285,6 +288,7 @@ public final class Stub: Sendable, CustomStringConvertible {
             }
             state.calls = []
             state.callCount = 0
+            state.callsCheckedAt = RequestRetention.firstCheck
         }
     }
 

@@ -38,6 +38,8 @@ public final class StubRegistry: Sendable {
         /// How many of the oldest requests the log let go since it was last emptied (past
         /// ``retainedRequests``): a request's place in the log counts them.
         var requestsDropped = 0
+        /// The log's length at which the retention is looked at next (see ``RequestRetention``).
+        var requestsCheckedAt = RequestRetention.firstCheck
         /// How many requests the registry has seen, emptied logs included: the next one's
         /// ``RecordedRequest/sequenceNumber``, so arrival order holds across a forgotten log.
         var requestsSeen = 0
@@ -210,6 +212,7 @@ public final class StubRegistry: Sendable {
         state.withLock { state in
             state.requests.removeAll()
             state.requestsDropped = 0
+            state.requestsCheckedAt = RequestRetention.firstCheck
             state.logGeneration += 1
             state.unmatched.removeAll()
         }
@@ -276,7 +279,9 @@ public final class StubRegistry: Sendable {
             request.sequenceNumber = state.requestsSeen
             state.requestsSeen += 1
             state.requests.append(request)
-            retention.trim(&state.requests, counting: &state.requestsDropped)
+            if state.requests.count >= state.requestsCheckedAt {
+                retention.trim(&state.requests, counting: &state.requestsDropped, checkNextAt: &state.requestsCheckedAt)
+            }
             let slot = LogSlot(generation: state.logGeneration, index: state.requestsDropped + state.requests.count - 1)
             return (slot, state.index.candidates(for: request), state.fallbacks, state.passthrough)
         }
@@ -393,13 +398,21 @@ final class RequestRetention: Sendable {
         set { value.withLock { $0 = max(1, newValue) } }
     }
 
+    /// The length at which a new (or emptied) log is first looked at.
+    static let firstCheck = 1
+
     /// Lets the oldest of `log` go once it is a quarter past the limit (so the cost of letting
-    /// go is spread over many appends), counting them in `dropped`.
-    func trim(_ log: inout [RecordedRequest], counting dropped: inout Int) {
+    /// go is spread over many appends), counting them in `dropped`; `next` is the length at which
+    /// a log's owner calls this again (the limit is read under a lock: not on every append).
+    func trim(_ log: inout [RecordedRequest], counting dropped: inout Int, checkNextAt next: inout Int) {
         let limit = value.current
-        guard log.count > limit + max(16, limit / 4) else { return }
-        let excess = log.count - limit
-        log.removeFirst(excess)
-        dropped += excess
+        let slack = max(16, limit / 4)
+        if log.count > limit + slack {
+            let excess = log.count - limit
+            log.removeFirst(excess)
+            dropped += excess
+        }
+        // Looked at again after at most 64 more: a limit set lower meanwhile is soon honoured.
+        next = log.count + min(64, max(1, limit + slack + 1 - log.count))
     }
 }

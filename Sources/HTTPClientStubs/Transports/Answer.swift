@@ -34,39 +34,47 @@ package struct Answer: Sendable {
         request = delivery.request
         answered = delivery.answered
         var steps: [Step] = []
-        func wait(_ seconds: TimeInterval) {
-            // Clamped here, once, for every transport: NaN and negatives are no wait, and no wait overflows.
-            let clamped = seconds.isNaN ? 0 : min(max(0, seconds), 1e9)
-            guard clamped > 0 else { return }
-            if case .wait(let before) = steps.last {
-                steps[steps.count - 1] = .wait(before + clamped)
-            } else {
-                steps.append(.wait(clamped))
-            }
-        }
-        wait(delivery.latency)
+        // Made once per request: sized up front, no closure over it.
+        steps.reserveCapacity(delivery.parts.count + 4)
+        Self.append(wait: delivery.latency, to: &steps)
         // A streamed failure comes after its head and parts; any other error means no response.
         if let response = delivery.response, delivery.error == nil || !delivery.parts.isEmpty {
             steps.append(.head(response, fields: delivery.headerFields))
-            var ended = false
-            for part in delivery.parts.isEmpty ? [StreamPart.data(delivery.data ?? Data())] : delivery.parts {
-                switch part {
-                case .data(let data): if !data.isEmpty { steps.append(.data(data)) }
-                case .pause(let seconds): wait(seconds)
-                case .failure(let error):
-                    steps.append(.fail(error))
-                    ended = true
+            if delivery.parts.isEmpty {
+                if let data = delivery.data, !data.isEmpty { steps.append(.data(data)) }
+                steps.append(.end)
+            } else {
+                var ended = false
+                for part in delivery.parts where !ended {
+                    switch part {
+                    case .data(let data): if !data.isEmpty { steps.append(.data(data)) }
+                    case .pause(let seconds): Self.append(wait: seconds, to: &steps)
+                    case .failure(let error):
+                        steps.append(.fail(error))
+                        ended = true
+                    }
                 }
-                if ended { break }
+                if !ended { steps.append(.end) }
             }
-            if !ended { steps.append(.end) }
         } else {
             // The time the body would have taken before it failed (a body that went quiet past
             // the timeout fails when it went quiet).
-            wait(delivery.downloadTime)
+            Self.append(wait: delivery.downloadTime, to: &steps)
             steps.append(.fail(delivery.error ?? URLError(.badServerResponse)))
         }
         self.steps = steps
+    }
+
+    /// Appends a wait of `seconds`, clamped here, once, for every transport (NaN and negatives
+    /// are no wait, and no wait overflows), joined to a wait just before it.
+    private static func append(wait seconds: TimeInterval, to steps: inout [Step]) {
+        let clamped = seconds.isNaN ? 0 : min(max(0, seconds), 1e9)
+        guard clamped > 0 else { return }
+        if case .wait(let before) = steps.last {
+            steps[steps.count - 1] = .wait(before + clamped)
+        } else {
+            steps.append(.wait(clamped))
+        }
     }
 
     /// Tells each stub that answered that its response has been delivered: every transport calls
