@@ -7,8 +7,6 @@ struct ServerContext: Sendable {
     let registry: StubRegistry
     let configuration: StubServer.Configuration
     let baseURL: URL
-    /// How a server answers: no redirect followed, no cookie kept, no cache, no client timeout.
-    let behaviour: SessionBehaviour = .server
     /// Where the log's entries go, off the loops.
     let log: LogRelay?
 

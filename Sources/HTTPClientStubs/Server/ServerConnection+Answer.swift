@@ -7,7 +7,7 @@ extension ServerConnection {
     /// the stub's latency, then the body whole (`Content-Length`) or, when it comes in timed
     /// parts (streamed, throttled, server-sent events), chunked as the parts come.
     func answer(_ parsed: ParsedRequest, in slot: Slot) {
-        var request: URLRequest
+        let request: URLRequest
         do {
             request = try parsed.urlRequest(base: context.baseURL)
         } catch {
@@ -18,9 +18,23 @@ extension ServerConnection {
             emit(own.bytes(for: parsed.head), in: slot, finished: true, closesConnection: !parsed.head.keepsAlive)
             return
         }
-        // No client timeout on a server: the client keeps its own clock.
-        request.timeoutInterval = 0
-        context.registry.exchange(request, behaviour: context.behaviour, cancellation: slot.cancellation) { [self] result in
+        // A server, not a session: no redirect is followed (a 3xx stub goes out as a 3xx), no
+        // cookie is kept or added (each `Set-Cookie` goes out as a line), nothing is cached, no
+        // answer is too late (the client keeps its own clock), and a HEAD without a stub of its
+        // own is answered by the GET's (RFC 9110 section 9.3.2).
+        context.registry.respond(to: request, answersHeadAsGet: true, cancellation: slot.cancellation) { [self] answer in
+            let result: ExchangeResult
+            var delivery = Delivery(request: request, arguments: (nil, nil, nil))
+            switch answer {
+            case .passthrough(let forwarded):
+                result = .passthrough(forwarded)
+            case .failed(let error):
+                delivery.error = error
+                result = .answer(Answer(delivery))
+            case .respond(let response, let recorded, let stub):
+                delivery.take(response, of: stub, to: recorded)
+                result = .answer(Answer(delivery))
+            }
             loop.execute { [self] in deliver(result, for: parsed.head, in: slot) }
         }
         // A request read after the client's input ended: an answer decided now goes out, one

@@ -199,7 +199,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         }
         begin(task)
         let passthroughSession = passthroughSession
-        stubs.exchange(request, behaviour: behaviour, cancellation: task.exchangeCancellation) { result in
+        behaviour.exchange(request, through: stubs, cancellation: task.exchangeCancellation) { result in
             if case .passthrough(let forwarded) = result, let forward {
                 forward(forwarded)
             } else {

@@ -62,7 +62,7 @@ class StubURLProtocol: URLProtocol {
         // An upload task's body stays inside the session: the protocol's request has neither
         // `httpBody` nor `httpBodyStream`. Body conditions must say so, not match an empty body.
         let bodyIsHidden = task is URLSessionUploadTask && request.httpBody == nil && request.httpBodyStream == nil
-        registry.exchange(request, behaviour: behaviour, bodyIsHidden: bodyIsHidden, cancellation: exchangeCancellation) { result in
+        behaviour.exchange(request, through: registry, bodyIsHidden: bodyIsHidden, cancellation: exchangeCancellation) { result in
             switch result {
             case .answer(let answer):
                 this.value.deliver(answer, on: clientThread)

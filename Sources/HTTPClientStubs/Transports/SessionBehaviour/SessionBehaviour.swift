@@ -15,9 +15,6 @@ package struct SessionBehaviour: Sendable {
     package var timeoutForRequest: TimeInterval
     /// Whether 3xx answers with `Location` are followed.
     package var followsRedirects: Bool
-    /// Whether a HEAD that no stub answers is answered by the stub its GET would have, as a
-    /// server answers HEAD (RFC 9110 section 9.3.2): a server's rule, not a session's.
-    package var answersHeadAsGet = false
     /// The configuration's `urlCache`: where cacheable answers are kept (see `cacheDecision`).
     package var urlCache: URLCache?
     /// The configuration's `requestCachePolicy`, for requests that leave theirs at the default.
