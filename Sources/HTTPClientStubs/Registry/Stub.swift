@@ -36,6 +36,9 @@ public final class Stub: Sendable, CustomStringConvertible {
         var callsDropped = 0
         var callsCheckedAt = RequestRetention.firstCheck
         var followsRedirects = true
+        var priority = 0
+        /// A transport's own answer (a `MockURLSession`'s): see ``ownedByTransport()``.
+        var ownedByTransport = false
         var onRequest: [@Sendable (RecordedRequest) -> Void] = []
         var onDelivery: [@Sendable (RecordedRequest) -> Void] = []
         /// The registry's, to file the stub again when a condition is added.
@@ -128,6 +131,35 @@ public final class Stub: Sendable, CustomStringConvertible {
         state.withLock { $0.expectsUse = false }
         return self
     }
+
+    /// Tries this stub before the stubs with a higher number and after those with a lower one;
+    /// among stubs of the same priority the newest is tried first. 0 unless set. A
+    /// `MockURLSession`'s own answers are stubs that come after every stub of yours: queued
+    /// answers (1), then `nextData`/`nextResponse`/`nextError` (2).
+    @discardableResult
+    public func priority(_ priority: Int) -> Stub {
+        let changed = state.withLock { state in
+            state.priority = priority
+            return state.conditionsChanged
+        }
+        changed?(self)
+        return self
+    }
+
+    /// The stub's ``priority(_:)``.
+    package var currentPriority: Int { state.withLock { $0.priority } }
+
+    /// Marks the stub as a transport's own answer (a `MockURLSession`'s queued and `next...`
+    /// answers), which belongs to the transport rather than to the test: it stays registered
+    /// through ``StubRegistry/reset()`` (its calls and queue emptied), and reports list the test's
+    /// stubs without it. Matching treats it as any stub.
+    @discardableResult
+    package func ownedByTransport() -> Stub {
+        state.withLock { $0.ownedByTransport = true }
+        return self
+    }
+
+    package var isOwnedByTransport: Bool { state.withLock { $0.ownedByTransport } }
 
     /// A name for reports and verification messages.
     @discardableResult

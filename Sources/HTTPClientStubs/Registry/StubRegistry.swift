@@ -47,13 +47,15 @@ public final class StubRegistry: Sendable {
         /// holds only while it is the same.
         var logGeneration = 0
         var unmatched: [UnmatchedRequestReport] = []
-        /// A `MockURLSession`'s own answers (queued, `next...`, default), each in its place of
-        /// ``AnswerOrder``, oldest first within it.
-        var fallbacks: [(order: AnswerOrder, stub: Stub)] = []
+        /// The stubs of a priority other than 0, lowest priority first, newest first within one
+        /// (those of priority 0 are in `index`).
+        var prioritized: [Stub] = []
         /// Every gate a response of this registry was held by, for verification.
         var holds: [HeldResponse] = []
         /// Unmatched requests that satisfy one of these go to the real network.
         var passthrough: [RequestMatcher] = []
+        /// What answers a request nothing else answers, instead of the unmatched failure.
+        var unmatchedAnswer: Stub?
     }
 
     /// The name reports use: given, or the Swift Testing test that created the registry, or
@@ -183,28 +185,45 @@ public final class StubRegistry: Sendable {
         state.withLock { state in
             state.stubs.removeAll { $0 === stub }
             state.index.remove(stub)
-            state.fallbacks.removeAll { $0.stub === stub }
+            state.prioritized.removeAll { $0 === stub }
         }
     }
 
-    /// Files `stub` again after its conditions changed, if it is still registered.
+    /// Files `stub` again after its conditions or its priority changed, if it is still registered.
     private func refile(_ stub: Stub) {
-        state.withLock { $0.index.refile(stub) }
+        let priority = stub.currentPriority
+        state.withLock { state in
+            guard state.stubs.contains(where: { $0 === stub }) else { return }
+            state.index.remove(stub)
+            state.prioritized.removeAll { $0 === stub }
+            if priority == 0 {
+                state.index.insert(stub)
+            } else {
+                // Lowest priority first; newest first within a priority.
+                let place = state.prioritized.firstIndex {
+                    let other = $0.currentPriority
+                    return other > priority || (other == priority && $0.id < stub.id)
+                }
+                state.prioritized.insert(stub, at: place ?? state.prioritized.endIndex)
+            }
+        }
     }
 
     /// Removes every stub, and forgets recorded requests and unmatched reports. The answers of
     /// a `MockURLSession` over this registry stay in place, emptied (no queued answers, no
     /// calls).
     public func reset() {
-        let fallbacks = state.withLock { state in
-            let fallbacks = state.fallbacks
+        let kept = state.withLock { state in
+            let kept = state.stubs.filter(\.isOwnedByTransport)
+            var index = state.index.emptied
+            for stub in kept where stub.currentPriority == 0 { index.insert(stub) }
             state = State(
-                nextID: state.nextID, index: state.index.emptied, requestsSeen: state.requestsSeen,
-                logGeneration: state.logGeneration + 1, fallbacks: fallbacks,
-                passthrough: state.passthrough)
-            return fallbacks
+                nextID: state.nextID, stubs: kept, index: index, requestsSeen: state.requestsSeen,
+                logGeneration: state.logGeneration + 1, prioritized: state.prioritized.filter(\.isOwnedByTransport),
+                passthrough: state.passthrough, unmatchedAnswer: state.unmatchedAnswer)
+            return kept
         }
-        for (_, stub) in fallbacks { stub.forgetCallsAndQueue() }
+        for stub in kept { stub.forgetCallsAndQueue() }
     }
 
     /// Forgets recorded requests and unmatched reports; stubs and their calls stay.
@@ -218,15 +237,24 @@ public final class StubRegistry: Sendable {
         }
     }
 
-    /// Registers one of a session's own answers, tried in its place of ``AnswerOrder`` (after
-    /// the fallbacks registered before it in the same place).
-    package func addFallback(_ matcher: RequestMatcher, in order: AnswerOrder, site: CallSite) -> Stub {
+    /// Answers every request nothing else answers (no stub, no pass-through rule) with
+    /// `response`, instead of failing it as unmatched: a `MockURLSession` made without a registry
+    /// answers 200 so. The stub that answers is returned, to verify it; it is not listed with the
+    /// test's stubs.
+    package func answerUnmatched(with response: MockResponse, declaredAt site: CallSite) -> Stub {
         state.withLock { state in
-            let stub = Stub(id: state.nextID, matcher: matcher, indexKey: nil, location: site, retention: retention)
+            let stub = Stub(id: state.nextID, matcher: .any, indexKey: nil, location: site, retention: retention).respond(response)
+                .ownedByTransport().allowingUnused()
             state.nextID += 1
-            state.fallbacks.append((order, stub))
+            state.unmatchedAnswer = stub
             return stub
         }
+    }
+
+    /// Registers a stub of `matcher`, declared at `site`: for a transport's own answers (a
+    /// `MockURLSession`'s), which are stubs like any other.
+    package func stub(_ matcher: RequestMatcher, declaredAt site: CallSite) -> Stub {
+        register(matcher, site: site)
     }
 
     /// Remembers a gate that held one of this registry's responses.
@@ -243,9 +271,9 @@ public final class StubRegistry: Sendable {
         state.withLock { $0.holds }.flatMap { hold in hold.heldRequests.map { (hold, $0) } }
     }
 
-    /// The registered stubs, oldest first (a `MockURLSession`'s own answers are its
+    /// The test's stubs, oldest first (a `MockURLSession`'s own answers are its
     /// `queuedAnswers` and `cannedAnswers`, not listed here).
-    package var stubs: [Stub] { state.withLock { $0.stubs } }
+    package var stubs: [Stub] { state.withLock { $0.stubs }.filter { !$0.isOwnedByTransport } }
 
     /// Every request the registry saw (matched or not), in arrival order.
     public var requests: [RecordedRequest] { state.withLock { $0.requests } }
@@ -275,7 +303,7 @@ public final class StubRegistry: Sendable {
         var request = RecordedRequest(urlRequest, bodyIsHidden: bodyIsHidden)
         // One lock for all the request needs of the registry: its place in the log, and every
         // stub and rule that may answer it, as they stand at its arrival.
-        let (slot, candidates, fallbacks, passthrough) = state.withLock { state in
+        let (slot, candidates, prioritized, passthrough, unmatchedAnswer) = state.withLock { state in
             request.sequenceNumber = state.requestsSeen
             state.requestsSeen += 1
             state.requests.append(request)
@@ -283,36 +311,28 @@ public final class StubRegistry: Sendable {
                 retention.trim(&state.requests, counting: &state.requestsDropped, checkNextAt: &state.requestsCheckedAt)
             }
             let slot = LogSlot(generation: state.logGeneration, index: state.requestsDropped + state.requests.count - 1)
-            return (slot, state.index.candidates(for: request), state.fallbacks, state.passthrough)
+            return (slot, state.index.candidates(for: request), state.prioritized, state.passthrough, state.unmatchedAnswer)
         }
         if let error = request.bodyStreamError { return .failed(error) }
-        for order in AnswerOrder.allCases {
-            switch order {
-            case .stubs:
-                if let (stub, response, matched) = claimNewestMatch(request, among: candidates) {
-                    noteAnswered(matched, at: slot)
-                    return .respond(response.resolved(for: matched), request: matched, stub: stub)
-                }
-                if answersHeadAsGet, request.method == .head, let (stub, response, matched) = claimAsGet(request) {
-                    noteAnswered(matched, at: slot)
-                    return .respond(response.resolved(for: matched), request: matched, stub: stub)
-                }
-            case .queued, .canned, .defaultAnswer:
-                for (place, stub) in fallbacks where place == order {
-                    guard let (response, matched) = stub.claimIfMatching(request) else { continue }
-                    noteAnswered(matched, at: slot)
-                    return .respond(response.resolved(for: matched), request: matched, stub: stub)
-                }
-            case .passThrough:
-                if passthrough.contains(where: { $0.matches(request) }) {
-                    var forwarded = request
-                    forwarded.answerSource = .passThrough
-                    noteAnswered(forwarded, at: slot)
-                    return .passthrough(request.urlRequest)
-                }
-            case .unmatched:
-                break
-            }
+        // Stubs by priority (those of priority 0 found through the index), newest first within
+        // one; then a HEAD as its GET, where asked; then the pass-through rules; then unmatched.
+        let before = prioritized.prefix { $0.currentPriority < 0 }
+        if let (stub, response, matched) = Self.claimFirstMatch(request, in: before) ?? claimNewestMatch(request, among: candidates)
+            ?? Self.claimFirstMatch(request, in: prioritized.dropFirst(before.count))
+            ?? (answersHeadAsGet && request.method == .head ? claimAsGet(request) : nil)
+        {
+            noteAnswered(matched, at: slot)
+            return .respond(response.resolved(for: matched), request: matched, stub: stub)
+        }
+        if passthrough.contains(where: { $0.matches(request) }) {
+            var forwarded = request
+            forwarded.answerSource = .passThrough
+            noteAnswered(forwarded, at: slot)
+            return .passthrough(request.urlRequest)
+        }
+        if let unmatchedAnswer, let (stub, response, matched) = Self.claimFirstMatch(request, in: [unmatchedAnswer]) {
+            noteAnswered(matched, at: slot)
+            return .respond(response.resolved(for: matched), request: matched, stub: stub)
         }
         let report = UnmatchedRequestReport(request: request, registry: self, stubs: stubs)
         if reportingMisses {
@@ -350,7 +370,7 @@ public final class StubRegistry: Sendable {
             found = entry.stub
             return true
         }
-        return found ?? state.withLock { $0.fallbacks }.map(\.stub).first { !$0.isExhausted && $0.matcher.matches(request) }
+        return found ?? state.withLock { $0.prioritized }.first { !$0.isExhausted && $0.matcher.matches(request) }
     }
 
     /// The index keys looked up for `request`: how many does not depend on the path's length.
@@ -371,6 +391,16 @@ public final class StubRegistry: Sendable {
             return true
         }
         return claimed
+    }
+
+    /// Claims the first of `stubs` that matches `request` and is not exhausted.
+    private static func claimFirstMatch(
+        _ request: RecordedRequest, in stubs: some Collection<Stub>
+    ) -> (Stub, MockResponse, RecordedRequest)? {
+        for stub in stubs {
+            if let (response, matched) = stub.claimIfMatching(request) { return (stub, response, matched) }
+        }
+        return nil
     }
 
     /// Claims the newest of `candidates` (the index's for `request`) that matches and is not

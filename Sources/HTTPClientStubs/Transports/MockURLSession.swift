@@ -11,13 +11,13 @@ import HTTPClient
 /// ```
 ///
 /// It is a thin transport over a ``StubRegistry`` it always has (``stubs``: yours, or its own),
-/// so every answer is chosen, recorded and verifiable the same way: stubs first, then the
-/// answers queued with ``enqueue(_:)`` (``queuedAnswers``), then ``nextData`` / ``nextResponse``
-/// / ``nextError`` while any is set (``cannedAnswers``), in the one order the article "Stubbing
-/// and verification" sets out in "The order answers are tried in". A session created without a
-/// registry answers what nothing else does with 200 and an empty body; with a registry of yours,
-/// such a request is unmatched and the test fails with the report. Safe to use from many threads
-/// at once.
+/// so every answer is chosen, recorded and verifiable the same way. Its own answers are
+/// ordinary stubs of that registry, tried after every stub of yours (see ``Stub/priority(_:)``):
+/// the answers queued with ``enqueue(_:)`` (``queuedAnswers``), then ``nextData`` /
+/// ``nextResponse`` / ``nextError`` while any is set (``cannedAnswers``). A session created
+/// without a registry answers what nothing else does with 200 and an empty body; with a
+/// registry of yours, such a request is unmatched and the test fails with the report. Safe to
+/// use from many threads at once.
 public final class MockURLSession: URLSessionProtocol, Sendable {
     private struct Canned: Sendable {
         var nextDataTask = MockURLSessionDataTask()
@@ -99,20 +99,23 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
         if configuration == nil { behaviour.privateJar = PrivateCookieJar() }
         self.behaviour = behaviour
 
-        queuedAnswers = registry.addFallback(.any, in: .queued, site: site).named("answers queued with enqueue").allowingUnused()
+        // The session's own answers are stubs like any other, after every stub of yours
+        // (``Stub/priority(_:)``), kept through the registry's `reset()`.
+        queuedAnswers = registry.stub(.any, declaredAt: site).named("answers queued with enqueue").priority(1).ownedByTransport()
+            .allowingUnused()
         queuedAnswers.enqueue([])
         let cannedMatcher = RequestMatcher("nextData, nextResponse or nextError is set") { _ in
             canned.withLock { $0.isSet } ? nil : "none of nextData, nextResponse and nextError is set"
         }
         // The stub answers what the values make: given to it whenever one changes (see
         // `changeCanned`), one response for every request in between, as any stub's.
-        cannedAnswers = registry.addFallback(cannedMatcher, in: .canned, site: site).named("nextData, nextResponse and nextError")
-            .respond(Canned().answer)
-            .allowingUnused()
+        cannedAnswers = registry.stub(cannedMatcher, declaredAt: site).named("nextData, nextResponse and nextError")
+            .respond(Canned().answer).priority(2).ownedByTransport().allowingUnused()
         defaultAnswer =
             stubs == nil
-            ? registry.addFallback(.any, in: .defaultAnswer, site: site).named("200, the default answer of a session without a registry")
-                .respond(.status(200)).allowingUnused() : nil
+            ? registry.answerUnmatched(with: .status(200), declaredAt: site).named(
+                "200, the default answer of a session without a registry")
+            : nil
     }
 
     // MARK: Canned results
