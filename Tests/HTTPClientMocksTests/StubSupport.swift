@@ -64,3 +64,11 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// Whether `resume()` right after a task's URLProtocol finished loading can trap in Foundation:
+/// swift-corelibs-foundation's, up to 6.3 at least (README's Platforms table).
+#if canImport(FoundationNetworking)
+let corelibsTrapsOnResumeRightAfterAProtocolFinished = true
+#else
+let corelibsTrapsOnResumeRightAfterAProtocolFinished = false
+#endif
