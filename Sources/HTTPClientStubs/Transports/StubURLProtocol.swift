@@ -7,6 +7,25 @@ import HTTPClient
 /// Each registry gets its own subclass (see `ProtocolSlots`), because on Linux a protocol
 /// cannot tell which session a request came from: session headers are invisible to it.
 /// Routing by class keeps parallel tests with their own registries apart.
+///
+/// What this transport relies on in swift-corelibs-foundation (6.3), each with the test that
+/// fails when corelibs changes it (`CorelibsBehaviourTests`), or why none can:
+/// - A protocol does not see the session's `httpAdditionalHeaders`: one class per registry
+///   (`ProtocolSlots`). Test: `aSessionsAdditionalHeadersAreNotShownToAProtocol`.
+/// - A completion-handler task keeps only the last `didLoad`: only `chunks(for:)` tasks, which
+///   mark themselves, get a body in pieces (`urlProtocolClientsKeepEveryPiece`). Test:
+///   `aCompletionHandlerTaskKeepsOnlyTheLastPieceAProtocolLoads`.
+/// - A protocol's `Set-Cookie` never reaches the cookie storage, and `wasRedirectedTo` is a
+///   fatalError: the session layer (`SessionBehaviour.exchange`) stores cookies and follows
+///   redirects itself. Tests: `aProtocolsSetCookieDoesNotReachTheCookieStorage`,
+///   `aRedirectAProtocolAnswersIsDeliveredAsTheFinalResponse`.
+/// - An upload task's body is not given to the protocol: body conditions say it is hidden.
+///   Test: `anUploadTasksBodyIsNotGivenToAProtocol`.
+/// - The client is called on the session's work queue only (``ClientThread``: a suspend and
+///   resume of the task brings the protocol back there); a call after `stopLoading()`, a
+///   download task finished by a protocol, and `resume()` right after a protocol finished can
+///   trap. No test can catch a trap: the transport never makes those calls, and the one attack
+///   test that reaches the last runs on Apple platforms only (README's Platforms table).
 class StubURLProtocol: URLProtocol {
     /// The slot of the registry this class serves; overridden by each slot subclass.
     class var registrySlot: Int { -1 }
