@@ -44,7 +44,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// The value of the field named `name` (any case); repeated fields joined by `", "`.
-    /// Setting replaces every field with that name; setting `nil` removes them.
+    /// Setting removes every field with that name and adds one, as spelled, at the end (as
+    /// OkHttp's `set` and a server writing its headers do); setting `nil` removes them.
     public subscript(name: String) -> String? {
         get {
             var found: String?
@@ -54,13 +55,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
             return found
         }
         set {
-            if let index = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
-                let kept = fields[index].name
-                fields.removeAll { $0.name.caseInsensitiveEquals(name) }
-                if let newValue { fields.insert(Field(name: kept, value: newValue), at: index) }
-            } else if let newValue {
-                fields.append(Field(name: name, value: newValue))
-            }
+            fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+            if let newValue { fields.append(Field(name: name, value: newValue)) }
         }
     }
 

@@ -251,6 +251,13 @@ public final class Stub: Sendable, CustomStringConvertible {
         return claim(matched)
     }
 
+    /// The response the next call gets, without taking it; nil when the stub is exhausted.
+    var upcomingResponse: MockResponse? {
+        state.withLock { state in
+            Self.isExhausted(state) ? nil : state.responses[min(state.served, state.responses.count - 1)]
+        }
+    }
+
     /// Takes the next response for `request` and records the call, with where the answer comes
     /// from; `nil` if the stub is exhausted (another thread may have taken the last call since
     /// matching).

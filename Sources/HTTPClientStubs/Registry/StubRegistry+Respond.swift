@@ -70,6 +70,19 @@ extension StubRegistry {
     }
 }
 
+extension StubRegistry {
+    /// Whether the stub that would answer `request` now, judged by its head alone, stops reading
+    /// its body (``StubFault/disconnectDuringRequestBody``): a server asks before it reads the
+    /// body. Nothing is taken or recorded; a stub with a body condition is not judged (the body
+    /// is hidden, so the condition fails) and the body is read.
+    package func disconnectsDuringBody(_ request: URLRequest) -> Bool {
+        guard let stub = firstMatch(for: RecordedRequest(request, bodyIsHidden: true)),
+            case .failure(let error) = stub.upcomingResponse?.outcome
+        else { return false }
+        return error as? StubFault == .disconnectDuringRequestBody
+    }
+}
+
 extension Delivery {
     /// Takes `response` (of `stub`, to `recorded`) as this hop's answer: its latency, head, body
     /// and timed parts. What a server sends, before any rule of a session.
@@ -80,6 +93,7 @@ extension Delivery {
         self.response = arguments.1
         error = arguments.2
         if case .http(_, let headers, _) = response.outcome { headerFields = headers }
+        wire = response.wire
         parts = response.deliveredParts(body: arguments.0)
         latency += response.latency
         // A throttled body's pauses: what a caller of the whole body waits after the headers.

@@ -45,6 +45,10 @@ public struct MockResponse: Sendable {
     /// Where this response comes from, when not from code: told to the request it answers
     /// (``RecordedRequest/answerSource``).
     var source: AnswerSource?
+    /// How a server writes the head and frames the body (see ``reason(_:)`` and ``framedAsGiven()``).
+    package var wire = WireForm()
+    /// Draws the latency of each request, when the delay is random (see ``delayed(by:)-(RandomDelay)``).
+    var randomDelay: RandomDelay?
     /// The `HTTPURLResponse` an `.http` outcome last made, handed to the next request for the
     /// same URL again (copies of this response share it): see ``keepingMadeResponse()``.
     private var madeResponse: MadeResponse?
@@ -128,6 +132,19 @@ public struct MockResponse: Sendable {
     public func delayed(by seconds: TimeInterval) -> MockResponse {
         var copy = self
         copy.latency = seconds
+        copy.randomDelay = nil
+        return copy
+    }
+
+    /// The same response after a latency drawn for each request from `delay`, a seeded
+    /// distribution: the same seed gives the same delays in the same order.
+    ///
+    /// ```swift
+    /// stubs.stub(.get, "/search").respond(.json(raw: "[]").delayed(by: .logNormal(median: 0.08, sigma: 0.4, seed: 7)))
+    /// ```
+    public func delayed(by delay: RandomDelay) -> MockResponse {
+        var copy = self
+        copy.randomDelay = delay
         return copy
     }
 
@@ -203,19 +220,25 @@ public struct MockResponse: Sendable {
     }
 
     func resolved(for request: RecordedRequest) -> MockResponse {
-        guard case .computed(let build) = outcome else { return self }
+        guard case .computed(let build) = outcome else {
+            guard let randomDelay else { return self }
+            var drawn = self
+            drawn.latency = randomDelay.next()
+            return drawn
+        }
         var result: MockResponse
         do {
             result = try build(request).resolved(for: request)
         } catch {
             result = .error(error)
         }
-        if result.latency == 0 { result.latency = latency }
+        if result.latency == 0 { result.latency = randomDelay?.next() ?? latency }
         if result.throughput == nil { result.throughput = throughput }
         if result.hold == nil { result.hold = hold }
         if result.cacheStoragePolicy == .notAllowed { result.cacheStoragePolicy = cacheStoragePolicy }
         if result.streamParts.isEmpty { result.streamParts = streamParts }
         if result.source == nil { result.source = source }
+        if result.wire == WireForm() { result.wire = wire }
         return result
     }
 

@@ -7,7 +7,7 @@ import HTTPClient
 ///
 /// A throttled body arrives as a network delivers it: in chunks of about a tenth of a second's
 /// worth of bytes (at least 1 byte, at most 64 KB, and never more than 10,000 chunks for one
-/// body), each after the time its bytes take. `chunks(for:)` and a real session's
+/// body): the first with the head, each later one after the time the one before it took. `chunks(for:)` and a real session's
 /// `didReceive data` see each chunk as it comes; a caller of the whole body gets it once the
 /// last chunk is in.
 public struct Throughput: Sendable, Hashable {
@@ -78,8 +78,9 @@ public struct Throughput: Sendable, Hashable {
         }
     }
 
-    /// `parts` as this throughput delivers them: each data part cut into chunks, each chunk
-    /// after a pause of the time its bytes take; existing pauses and failures kept in place.
+    /// `parts` as this throughput delivers them: each data part cut into chunks, each after a
+    /// pause of the time the chunk before it took (the first at once); existing pauses and
+    /// failures kept in place.
     /// Unchanged when this throughput does not throttle.
     func throttling(_ parts: [StreamPart]) -> [StreamPart] {
         let byteCount = parts.reduce(0) { $0 + ($1.data?.count ?? 0) }
@@ -89,6 +90,9 @@ public struct Throughput: Sendable, Hashable {
         let tenth = Int(min(max(speed / 10, 1), Double(Self.largestChunk)))
         let chunkSize = max(tenth, (byteCount + Self.mostChunks - 1) / Self.mostChunks)
         var throttled: [StreamPart] = []
+        var previousChunk: Int?
+        // Where the pauses between chunks are, so a total time can be met exactly.
+        var added: [Int] = []
         for part in parts {
             guard case .data(let data) = part else {
                 throttled.append(part)
@@ -97,11 +101,27 @@ public struct Throughput: Sendable, Hashable {
             var start = data.startIndex
             while start < data.endIndex {
                 let end = data.index(start, offsetBy: chunkSize, limitedBy: data.endIndex) ?? data.endIndex
-                throttled.append(.pause(Double(end - start) / speed))
+                // The first chunk goes out with the head; each later one after the time the one
+                // before it took, as a link that sends a period's bytes, then waits, does.
+                if let previous = previousChunk {
+                    added.append(throttled.count)
+                    throttled.append(.pause(Double(previous) / speed))
+                }
                 throttled.append(.data(data.subdata(in: start..<end)))
+                previousChunk = end - start
                 start = end
             }
         }
+        guard case .totalTime = rate else { return throttled }
+        // The last byte arrives at the total time: the pauses between chunks share it, or one
+        // pause before a body of one chunk takes it all.
+        let between = added.reduce(0) { $0 + (throttled[$1].pause ?? 0) }
+        guard between > 0 else {
+            let first = throttled.firstIndex { $0.data != nil } ?? 0
+            throttled.insert(.pause(total), at: first)
+            return throttled
+        }
+        for index in added { throttled[index] = .pause((throttled[index].pause ?? 0) * total / between) }
         return throttled
     }
 }

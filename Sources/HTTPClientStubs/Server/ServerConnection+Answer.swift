@@ -87,13 +87,14 @@ extension ServerConnection {
                 answer.noteDelivered()
                 return
             }
-            // A stubbed transport error: the client sees the connection end without an answer,
-            // after the answers before it and the stub's latency.
+            // A stubbed transport error: the connection breaks as the fault says (any other
+            // error: it closes without an answer), after the answers before it and the latency.
+            let fault = failure as? StubFault ?? .emptyResponse
             log(
                 head, status: nil, answeredBy: answered.map(answeredBy) ?? "the request failed: \(failure.map { "\($0)" } ?? "no response")"
             )
             play(answer, in: slot) { [self] step in
-                if case .fail = step { emit(pieces: [], in: slot, finished: true, closesConnection: true) }
+                if case .fail = step { breakConnection(fault, afterHead: false, chunked: false, in: slot) }
                 return .more
             }
             return
@@ -104,19 +105,24 @@ extension ServerConnection {
             answer.headerFields.map(Array.init) ?? Self.fields(of: http), addressedTo: RequestAuthority(of: head),
             servedAt: context.baseURL)
         let status = http.statusCode
-        guard answer.isStreamed, head.method != "HEAD", !HTTPResponseWriter.isBodiless(status) else {
+        let reason = answer.wire.reason
+        let asGiven = answer.wire.framedAsGiven
+        guard asGiven || (answer.isStreamed && head.method != "HEAD" && !HTTPResponseWriter.isBodiless(status)) else {
             // Framed by its length: written whole when its head is due, the body from the stub's
             // own bytes (held once, however slowly it is read).
             play(answer, in: slot) { [self] step in
                 guard case .head = step else { return .more }
                 let pieces = HTTPResponseWriter.responsePieces(
-                    status: status, headers: fields, body: answer.completion.data ?? Data(), method: head.method, connection: connection)
+                    status: status, reason: reason, headers: fields, body: answer.completion.data ?? Data(), method: head.method,
+                    connection: connection)
                 return emit(pieces: pieces, in: slot, finished: true, closesConnection: closes) ? .more : .stop
             }
             return
         }
         // HTTP/1.0 has no chunked coding (RFC 9112 section 6.1): there the body ends at the close.
-        let chunked = head.version == .http11
+        // A stub's own framing is its own business: its bytes go out as they are, then the close.
+        let chunked = head.version == .http11 && !asGiven
+        let framing: HTTPResponseWriter.Framing = asGiven ? .asGiven : chunked ? .chunked : .untilClose
         play(answer, in: slot) { [self] step in
             let written: Bool
             switch step {
@@ -125,19 +131,46 @@ extension ServerConnection {
             case .head:
                 written = emit(
                     HTTPResponseWriter.head(
-                        status: status, headers: fields, framing: chunked ? .chunked : .untilClose,
-                        connection: chunked ? connection : .close), in: slot)
+                        status: status, reason: reason, headers: fields, framing: framing, connection: chunked ? connection : .close),
+                    in: slot)
             case .data(let data):
+                if head.method == "HEAD" { return .more }
                 written = emit(chunked ? HTTPResponseWriter.chunk(data) : Array(data), in: slot)
                 // A reader slower than the stream: the stream waits for it.
                 if written, isBackedUp { return .full }
             case .end:
                 written = emit(chunked ? HTTPResponseWriter.lastChunk : [], in: slot, finished: true, closesConnection: closes || !chunked)
-            case .fail:
-                // No last chunk: the transfer is broken, as the stub says.
-                written = emit(pieces: [], in: slot, finished: true, closesConnection: true)
+            case .fail(let error):
+                // No last chunk: the transfer is broken, as the stub says (closed, unless a fault says how).
+                breakConnection(error as? StubFault ?? .emptyResponse, afterHead: true, chunked: chunked, in: slot)
+                written = true
             }
             return written ? .more : .stop
+        }
+    }
+
+    /// Ends `slot`'s answer the way `fault` breaks a connection, after what was written of it.
+    /// - Parameters:
+    ///   - afterHead: Whether the answer's head is out.
+    ///   - chunked: Whether the body after the head is chunked.
+    private func breakConnection(_ fault: StubFault, afterHead: Bool, chunked: Bool, in slot: Slot) {
+        switch fault {
+        case .connectionReset, .disconnectDuringRequestBody:
+            emit(pieces: [], in: slot, finished: true, breaks: .reset)
+        case .emptyResponse:
+            emit(pieces: [], in: slot, finished: true, closesConnection: true)
+        case .garbage(let bytes):
+            emit(pieces: [bytes], in: slot, finished: true, closesConnection: true)
+        case .malformedChunk:
+            var bytes: [UInt8] = []
+            if !afterHead {
+                bytes = HTTPResponseWriter.head(status: 200, headers: [], framing: .chunked, connection: .close)
+            }
+            // A body the client reads to the close has no chunks to get wrong.
+            if chunked || !afterHead { bytes += HTTPResponseWriter.malformedChunk }
+            emit(pieces: [Data(bytes)], in: slot, finished: true, closesConnection: true)
+        case .stall:
+            emit(pieces: [], in: slot, finished: true, breaks: .stall)
         }
     }
 

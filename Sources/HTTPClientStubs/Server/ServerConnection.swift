@@ -29,11 +29,22 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
         var pending: [Data] = []
         var finished = false
         var closesConnection = false
+        /// How the connection ends after this answer when it breaks rather than closes.
+        var breaks: Break?
         /// Cancelled when the connection closes first: a held response lets go of the request.
         let cancellation = ExchangeCancellation()
         /// What plays the answer, once it is decided: stopped when the connection closes, and
         /// told when a slow reader has taken enough for the stream to go on.
         var player: AnswerPlayer?
+    }
+
+    /// A connection ending that is not a close in good order: a stub's ``StubFault``.
+    enum Break {
+        /// An abortive close: the client sees a reset (TCP RST), whatever it had still to read.
+        case reset
+        /// Nothing more is written, and the connection stays open until the client closes it
+        /// or the idle timeout passes.
+        case stall
     }
 
     let context: ServerContext
@@ -65,6 +76,8 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     private var isWatched = false
     /// Whether the socket would not take more: written when the loop says it is writable again.
     private var waitsToWrite = false
+    /// How the connection ends once the last answer is out, when it breaks.
+    private var breaksAfterAnswers: Break?
 
     // The clock: uptime nanoseconds of the events the timeouts count from.
     private var headStartedAt: UInt64?
@@ -191,6 +204,12 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
                 headStartedAt = nil
                 let slot = Slot()
                 slots.append(slot)
+                if stopsReadingTheBody(of: head) {
+                    // Answered from its head: the rest of the connection is not read.
+                    closesAfterAnswers = true
+                    answer(ParsedRequest(head: head, body: nil), in: slot)
+                    return
+                }
                 openSlot = slot
                 if head.expectsContinue { emit(HTTPResponseWriter.continueResponse, in: slot) }
             case .request(let request):
@@ -205,6 +224,18 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
                 answer(request, in: slot)
             }
         }
+    }
+
+    /// Whether `head` announces a body that the stub answering it will not read
+    /// (``StubFault/disconnectDuringRequestBody``).
+    private func stopsReadingTheBody(of head: HTTPRequestHead) -> Bool {
+        let announcesBody =
+            !head.values(of: "Transfer-Encoding").isEmpty
+            || head.values(of: "Content-Length").contains { Int($0.trimmingCharacters(in: .whitespaces)) != 0 }
+        guard announcesBody, let request = try? ParsedRequest(head: head, body: nil).urlRequest(base: context.baseURL) else {
+            return false
+        }
+        return context.registry.disconnectsDuringBody(request)
     }
 
     /// Starts the head's clock when the first bytes of a head are in.
@@ -240,12 +271,15 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
 
     /// Adds pieces to `slot`'s answer, each written from where it is (a body is not copied).
     @discardableResult
-    func emit(pieces: [Data], in slot: Slot, finished: Bool = false, closesConnection: Bool = false) -> Bool {
+    func emit(
+        pieces: [Data], in slot: Slot, finished: Bool = false, closesConnection: Bool = false, breaks: Break? = nil
+    ) -> Bool {
         guard !isClosed, slots.contains(where: { $0 === slot }) else { return false }
         slot.pending += pieces.lazy.filter { !$0.isEmpty }
         if finished {
             slot.finished = true
-            slot.closesConnection = closesConnection
+            slot.closesConnection = closesConnection || breaks != nil
+            slot.breaks = breaks
         }
         writeReadyAnswers()
         return !isClosed
@@ -265,6 +299,7 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
             first.player = nil
             if first.closesConnection {
                 closesAfterAnswers = true
+                breaksAfterAnswers = first.breaks
                 for slot in slots { slot.cancellation.cancel() }
                 slots = []
             }
@@ -315,6 +350,18 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
             }
         }
         if closesAfterAnswers, slots.isEmpty, !isLingering {
+            switch breaksAfterAnswers {
+            case .reset?:
+                socket.resetOnClose()
+                return tearDown()
+            case .stall?:
+                // Silent, but still reading (and dropping) to see the client go.
+                isLingering = true
+                lingerStartedAt = DispatchTime.now().uptimeNanoseconds
+                return
+            case nil:
+                break
+            }
             // Nothing to wait for from a client that has said all it will, or that closed after a
             // request that ended in good order with nothing sent after it: a close loses nothing
             // (only unread input makes the kernel reset the connection under the answer).
@@ -346,7 +393,7 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
         }
         let due: UInt64?
         if isLingering {
-            due = after(Self.lingerTime, from: lingerStartedAt)
+            due = after(breaksAfterAnswers == .stall ? configuration.idleTimeout : Self.lingerTime, from: lingerStartedAt)
         } else if isBackedUp {
             due = after(configuration.idleTimeout, from: lastProgress)
         } else if closesAfterAnswers || inputEnded {

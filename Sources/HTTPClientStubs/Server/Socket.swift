@@ -161,6 +161,12 @@ struct Socket: Sendable {
         #endif
     }
 
+    /// Makes the next `close()` abortive: the peer sees a reset (TCP RST), not the end of the stream.
+    func resetOnClose() {
+        var abortive = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &abortive, socklen_t(MemoryLayout<linger>.size))
+    }
+
     /// Frees the descriptor.
     func close() {
         systemClose(descriptor)

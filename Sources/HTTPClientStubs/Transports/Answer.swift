@@ -28,11 +28,14 @@ package struct Answer: Sendable {
     package let request: URLRequest
     /// The stub of every hop with the request it answered, told once the answer is delivered.
     let answered: [(stub: Stub, request: RecordedRequest)]
+    /// How a server writes the head and frames the body.
+    package let wire: WireForm
 
     /// The answer of an exchange's delivery.
     init(_ delivery: Delivery) {
         request = delivery.request
         answered = delivery.answered
+        wire = delivery.wire
         var steps: [Step] = []
         // Made once per request: sized up front, no closure over it.
         steps.reserveCapacity(delivery.parts.count + 4)

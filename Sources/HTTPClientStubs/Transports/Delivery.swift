@@ -11,6 +11,8 @@ struct Delivery: Sendable {
     /// The stub's own header lines, for a transport that writes them out (``StubServer``): one
     /// field per line, so several `Set-Cookie` stay apart (`response` joins them into one).
     package var headerFields: HTTPHeaders?
+    /// How a server writes the head and frames the body.
+    package var wire = WireForm()
     package var error: (any Error)?
     /// Seconds before the response headers arrive: every hop's latency, or the timeout.
     package var latency: TimeInterval = 0

@@ -71,7 +71,7 @@ public final class MockURLSession: URLSessionProtocol, Sendable {
     ///     and keeps cookies in a jar of its own (``cookieStorage``).
     ///   - followsRedirects: Follow 3xx answers with `Location` as `URLSession` does (every hop
     ///     is a request of its own); `false` delivers them as they are.
-    ///   - simulatesLatency: Wait out a response's latency and throughput (``MockResponse/delayed(by:)``, ``MockResponse/throttled(to:)``).
+    ///   - simulatesLatency: Wait out a response's latency and throughput (``MockResponse/delayed(by:)-(TimeInterval)``, ``MockResponse/throttled(to:)``).
     ///     Without it answers come at once, but one later than the timeout still fails with
     ///     `URLError(.timedOut)`.
     ///   - passthroughSession: The session for the requests the registry lets through.

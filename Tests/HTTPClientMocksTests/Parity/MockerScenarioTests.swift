@@ -116,7 +116,8 @@ struct MockerScenarioTests {
 
     @Test func aDelayedAnswerCanBeCancelledWhileItWaits() async throws {
         let stubs = StubRegistry()
-        let slow = stubs.stub(.get, "https://h/slow").respond(.status(200).delayed(by: 5))
+        // Longer than any run takes to cancel: the cancel never races the delay.
+        let slow = stubs.stub(.get, "https://h/slow").respond(.status(200).delayed(by: 600))
         let session = stubs.makeURLSession()
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/slow"))) }
         try await slow.waitForRequests()

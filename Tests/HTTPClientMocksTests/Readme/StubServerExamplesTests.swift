@@ -36,3 +36,24 @@ import Testing
     let (data, _) = try await loading.value
     #expect(data == Data("[]".utf8))
 }
+
+@Test func aServerBreaksFramesAndNamesItsAnswersAsTheStubsSay() async throws {
+    let stubs = StubRegistry()
+    stubs.stub(.get, "/feed").respond(.fault(.connectionReset))
+    stubs.stub(.get, "/events").respond(.streamed([.text("data: 1\n\n"), .failure(StubFault.malformedChunk)]))
+    stubs.stub(.get, "/short").respond(.status(200, headers: ["Content-Length": "10"], body: Data("abc".utf8)).framedAsGiven())
+    stubs.stub(.get, "/odd").respond(.status(299).reason("Mostly Fine"))
+    stubs.stub(.get, "/search").respond(.json(raw: "[]").delayed(by: .logNormal(median: 0.08, sigma: 0.4, seed: 7)))
+    let server = try StubServer(stubs)
+    defer { server.stop() }
+
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.invalidateAndCancel() }
+    for path in ["feed", "events", "short"] {
+        await #expect(throws: URLError.self) { try await session.data(from: server.baseURL.appendingPathComponent(path)) }
+    }
+    let (_, odd) = try await session.data(from: server.baseURL.appendingPathComponent("odd"))
+    #expect((odd as? HTTPURLResponse)?.statusCode == 299)
+    let (found, _) = try await session.data(from: server.baseURL.appendingPathComponent("search"))
+    #expect(found == Data("[]".utf8))
+}

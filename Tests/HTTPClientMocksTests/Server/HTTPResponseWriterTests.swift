@@ -119,16 +119,43 @@ struct HTTPResponseWriterTests {
         #expect(head == "HTTP/1.1 200 OK\r\nDate: \(Self.date)\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n")
     }
 
-    @Test func aStatusWithoutACommonPhraseHasAnEmptyOne() {
-        #expect(
-            text(HTTPResponseWriter.head(status: 599, headers: [], framing: .length(0), connection: .none, date: Self.date)).hasPrefix(
-                "HTTP/1.1 599 \r\n"))
+    @Test(arguments: [(599, "Server Error"), (499, "Client Error"), (299, "Success"), (103, "Early Hints"), (418, "I'm a teapot")])
+    func aStatusWithoutARegisteredPhraseIsNamedByItsClass(status: Int, phrase: String) {
+        let head = text(HTTPResponseWriter.head(status: status, headers: [], framing: .length(0), connection: .none, date: Self.date))
+        #expect(head.hasPrefix("HTTP/1.1 \(status) \(phrase)\r\n"))
     }
 
-    @Test(arguments: [42, 0, -1, 1000])
-    func aStatusThatIsNotThreeDigitsIsWrittenAs500(status: Int) {
+    @Test func everyStatusFrom100To599HasAPhrase() {
+        for status in 100...599 {
+            #expect(!HTTPResponseWriter.reasonPhrase(for: status).isEmpty, "\(status)")
+        }
+    }
+
+    @Test(arguments: [(42, "HTTP/1.1 042 \r\n"), (0, "HTTP/1.1 000 \r\n"), (999, "HTTP/1.1 999 \r\n")])
+    func aStatusOfThreeDigitsOutsideTheClassesIsWrittenAsGiven(status: Int, line: String) {
+        let head = text(HTTPResponseWriter.head(status: status, headers: [], framing: .length(0), connection: .none, date: Self.date))
+        #expect(head.hasPrefix(line))
+    }
+
+    @Test(arguments: [-1, 1000])
+    func aStatusThatDoesNotFitThreeDigitsIsWrittenAs500(status: Int) {
         #expect(
             text(HTTPResponseWriter.head(status: status, headers: [], framing: .length(0), connection: .none, date: Self.date)).hasPrefix(
-                "HTTP/1.1 500 "))
+                "HTTP/1.1 500 Internal Server Error\r\n"))
+    }
+
+    @Test func aReasonPhraseIsWrittenAsGivenWithoutItsControlCharacters() {
+        let head = text(
+            HTTPResponseWriter.head(
+                status: 200, reason: "Fine\r\nX-Injected: 1", headers: [], framing: .length(0), connection: .none, date: Self.date))
+        #expect(head.hasPrefix("HTTP/1.1 200 Fine  X-Injected: 1\r\nDate: "))
+    }
+
+    @Test func aStubsOwnFramingIsWrittenAsGivenAndNoneIsAdded() {
+        let head = text(
+            HTTPResponseWriter.head(
+                status: 200, headers: [.init(name: "Content-Length", value: "10"), .init(name: "Connection", value: "keep-alive")],
+                framing: .asGiven, connection: .close, date: Self.date))
+        #expect(head == "HTTP/1.1 200 OK\r\nDate: \(Self.date)\r\nContent-Length: 10\r\nConnection: keep-alive\r\n\r\n")
     }
 }

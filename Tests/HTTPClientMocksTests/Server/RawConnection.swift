@@ -173,6 +173,29 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// How the server ended the connection, for ``readToEnd()``.
+    enum Ending: Equatable {
+        /// A close in good order (FIN).
+        case closed
+        /// A reset (RST).
+        case reset
+        /// Still open when a read ran out of time.
+        case open
+    }
+
+    /// Every byte until the server ends the connection, and how it ended it.
+    func readToEnd() -> (bytes: Data, ending: Ending) {
+        var bytes = Data(buffer)
+        buffer = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            if count == 0 { return (bytes, .closed) }
+            if count < 0 { return (bytes, errno == ECONNRESET ? .reset : .open) }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+
     /// Whether bytes are waiting to be read within `milliseconds` (a check that nothing came, not a wait for work).
     func hasBytes(within milliseconds: Int32) -> Bool {
         guard buffer.isEmpty else { return true }
