@@ -18,7 +18,9 @@ import Foundation
 ///
 /// The stub engine (`HTTPClientStubs`) applies the same value to what it writes (cassettes,
 /// reports, `httpc`'s messages) and adds two rules for them: `secret(_:)`, a value found in every
-/// encoding it can travel in, and `custom(_:)`, a rewrite of your own.
+/// encoding it can travel in, and `custom(_:)`, a rewrite of your own. A redaction built with
+/// them applies them wherever it is used, every `redacted` method and the client's messages
+/// included.
 public struct Redaction: Sendable {
     /// What hidden values are replaced with. URL-safe, so redacted URLs stay valid.
     public static let placeholder = "REDACTED"
