@@ -2,7 +2,7 @@ import Foundation
 
 /// Bridges Swift task cancellation to a data task that may not exist yet when the
 /// cancellation handler runs: whichever of `register` and `cancel` comes second cancels it.
-/// `package`: `MockURLSession` and the stubs' waits (HTTPClientStubs) bridge cancellation the same way.
+/// `package`: `MockURLSession` (HTTPClientStubs) bridges cancellation the same way.
 package final class TaskCancellation: Sendable {
     /// A bridge with no task yet.
     /// `package`: `MockURLSession` (HTTPClientStubs) makes one per streamed request.
