@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPClientStubs
 
 extension Targets {
     /// Redaction: a registered secret, written into arbitrary text in one of the encodings a

@@ -229,10 +229,10 @@ extension HTTPClient.Response {
     func hidingItsCredentials(_ redaction: Redaction) -> Redaction {
         var redaction = url.map { redaction.hidingCredentials(ofURL: $0.absoluteString) } ?? redaction
         if let request {
-            redaction = redaction.hiding(
-                redaction.hiddenValues(
-                    url: request.url?.absoluteString, headers: HTTPHeaders(request.allHTTPHeaderFields ?? [:]),
-                    body: request.httpBody, contentType: request.value(forHTTPHeaderField: "Content-Type")))
+            let sent = redaction.hiddenValues(
+                url: request.url?.absoluteString, headers: HTTPHeaders(request.allHTTPHeaderFields ?? [:]),
+                body: request.httpBody, contentType: request.value(forHTTPHeaderField: "Content-Type"))
+            redaction = redaction.hidingEchoes(of: sent)
         }
         return redaction
     }

@@ -10,6 +10,7 @@ import Foundation
 package enum Timestamps {
     /// An HTTP-date (RFC 9110 §5.6.7): IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, or the
     /// obsolete RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`.
+    /// `package`: the stubs' cookies and cache (HTTPClientStubs) read `Expires` and `Date` this way.
     package static func httpDate(_ text: String, now: Date = Date()) -> Date? {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true)
         switch parts.count {
@@ -44,6 +45,7 @@ package enum Timestamps {
 
     /// An RFC 3339 timestamp, as HAR files write them: `2026-11-22T08:49:37.123Z` or with an
     /// offset such as `+01:00`.
+    /// `package`: cassettes and HAR import (HTTPClientStubs) read their timestamps this way.
     package static func rfc3339(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
@@ -84,6 +86,7 @@ package enum Timestamps {
     /// Gregorian calendar that ``rfc3339(_:)`` reads (Foundation's formatters switch to the
     /// Julian calendar before 1582, so a date they write may not read back the same); `nil`
     /// outside the years 1...9999.
+    /// `package`: cassettes (HTTPClientStubs) write their timestamps this way.
     package static func rfc3339String(_ date: Date) -> String? {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         guard seconds.isFinite, abs(seconds) < 1e13 else { return nil }

@@ -35,7 +35,7 @@ extension Redaction {
     func hidingCredentials(ofURL url: String) -> Redaction {
         guard !nameRules.isEmpty else { return self }
         let credentials = Self.userInfoCredentials(ofURL: url)
-        return credentials.isEmpty ? self : hiding(credentials)
+        return credentials.isEmpty ? self : hidingEchoes(of: credentials)
     }
 
     /// The credentials the user info of `url` carries, in every form they travel in: the password

@@ -105,6 +105,7 @@ public struct ChunkStream: AsyncSequence, Sendable {
         let buffer: ChunkBuffer
 
         /// What became of a chunk given to ``yield(_:)``.
+        /// `package`: the stubs' chunk feed (HTTPClientStubs) stops producing on ``windowFull``.
         package enum YieldResult: Sendable, Equatable {
             /// Held for the reader; there is room for more.
             case enqueued
@@ -117,12 +118,14 @@ public struct ChunkStream: AsyncSequence, Sendable {
         }
 
         /// Adds `chunk` for the reader.
+        /// `package`: the stubs' chunk feed (HTTPClientStubs) adds a stubbed body's chunks without waiting.
         @discardableResult
         package func yield(_ chunk: Data) -> YieldResult {
             buffer.yield(chunk)
         }
 
         /// Adds `chunk` for the reader, waiting while the window is full.
+        /// `package`: cassette recording (HTTPClientStubs) relays the upstream's chunks at the reader's pace.
         ///
         /// - Returns: `false` when the reader has gone: stop producing.
         package func send(_ chunk: Data) async -> Bool {
@@ -130,12 +133,14 @@ public struct ChunkStream: AsyncSequence, Sendable {
         }
 
         /// Ends the body: complete with no `error`, cut short with one. Later calls do nothing.
+        /// `package`: `MockURLSession`, the chunk feed and cassette recording (HTTPClientStubs) end their bodies.
         package func finish(throwing error: (any Error)? = nil) {
             buffer.finish(throwing: error)
         }
 
         /// Called, on the reader's thread, when a producer stopped by
         /// ``YieldResult/windowFull`` may go on: the reader has taken half the window.
+        /// `package`: the stubs' chunk feed (HTTPClientStubs) resumes here after ``YieldResult/windowFull``.
         package var onDemand: (@Sendable () -> Void)? {
             get { buffer.handlers.current.demand }
             nonmutating set { buffer.handlers.withLock { $0.demand = newValue } }
@@ -143,6 +148,7 @@ public struct ChunkStream: AsyncSequence, Sendable {
 
         /// Called once when the reader lets the stream go, or its task is cancelled, before
         /// the body was finished: the producer should cancel the request.
+        /// `package`: `MockURLSession` and cassette recording (HTTPClientStubs) cancel their work here.
         package var onTermination: (@Sendable () -> Void)? {
             get { buffer.handlers.current.termination }
             nonmutating set { buffer.handlers.withLock { $0.termination = newValue } }

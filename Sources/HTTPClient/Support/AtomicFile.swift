@@ -8,6 +8,7 @@ package enum AtomicFile {
     /// Writes what `contents` hands to its sink into a temporary file beside `url`, given the
     /// mode of the file at `url` (when there is one) before any byte is written, then renames it
     /// over `url`. On any error the temporary file is removed and `url` is untouched.
+    /// `package`: cassettes (HTTPClientStubs) stream their JSON to the file this way.
     ///
     /// - Parameters:
     ///   - url: The file to replace (or create).
@@ -40,7 +41,7 @@ package enum AtomicFile {
     ///
     /// rename(2) never replaces a directory by a file (`EISDIR`) and never removes anything
     /// recursively: the caller refuses directories first, this is what keeps a race harmless.
-    package static func replace(_ url: URL, withContentsOf source: URL) throws {
+    static func replace(_ url: URL, withContentsOf source: URL) throws {
         defer { unlink(source.path) }
         let temporary = temporaryFile(beside: url)
         guard rename(source.path, temporary.path) == 0 else {
@@ -64,6 +65,7 @@ package enum AtomicFile {
     }
 
     /// Why a path cannot be replaced as a file (``replaceableFile(at:createsFolder:)``).
+    /// `package`: the stubs' file reads (HTTPClientStubs) name what is at a path as downloads do.
     package enum Refusal: Error, Equatable, CustomStringConvertible {
         /// What is there, or what the symbolic link there points to, is not a regular file:
         /// `missing` (or `unusable`) for a link to nothing.
@@ -73,6 +75,8 @@ package enum AtomicFile {
         /// The system would not say what is there, or resolve the link; its reason.
         case unusable(String)
 
+        /// What is at the path instead of a file, as messages say it.
+        /// `package`: the stubs' file reads (HTTPClientStubs) give this reason.
         package var description: String {
             switch self {
             case .notARegularFile(.missing), .notARegularFile(.unusable), .notARegularFile(.symbolicLink):
@@ -89,6 +93,7 @@ package enum AtomicFile {
     /// stays a link (rename(2) over the link would put a file in its place). Anything else is
     /// refused: a directory, a FIFO (reading one blocks), a device, a socket, a link to nothing
     /// or to one of those.
+    /// `package`: cassettes (HTTPClientStubs) check their file before recording, as downloads do.
     ///
     /// - Parameters:
     ///   - url: The file to replace (or create).

@@ -14,6 +14,7 @@ package enum FileKind: Equatable, Sendable, CustomStringConvertible {
 
     /// What is at `path`: with `followingLinks`, what a symbolic link points to (`stat`),
     /// otherwise the link itself (`lstat`).
+    /// `package`: fixture folders (HTTPClientStubs) and httpc's `-o` and `-T` look at a path this way.
     package init(at path: String, followingLinks: Bool) {
         var info = stat()
         guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else {
@@ -24,6 +25,7 @@ package enum FileKind: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The kind a `stat` structure's `st_mode` names (as `fstat` gives it for an open file).
+    /// `package`: the stubs' file reads (HTTPClientStubs) classify the file they opened.
     package init(mode: mode_t) {
         switch mode & S_IFMT {
         case S_IFREG: self = .regular
@@ -39,10 +41,14 @@ package enum FileKind: Equatable, Sendable, CustomStringConvertible {
 
     /// The system's words for the last error (`errno`): what ``unusable(_:)`` carries, and
     /// the reason every other refused file operation here gives.
+    /// `package`: the stubs' file reads (HTTPClientStubs) and httpc give the system's reason this way.
     package static func systemReason() -> String {
         String(cString: strerror(errno))
     }
 
+    /// What is there, as messages name it (`a directory`).
+    /// `package`: as visible as the type, which is `CustomStringConvertible`; the file errors of
+    /// downloads and of the stubs (HTTPClientStubs, through `AtomicFile.Refusal`) say it.
     package var description: String {
         switch self {
         case .regular: "a regular file"

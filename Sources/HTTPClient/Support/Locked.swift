@@ -19,6 +19,8 @@ import Foundation
 @usableFromInline package struct Locked<Value: Sendable>: @unchecked Sendable {
     @usableFromInline let storage: Storage
 
+    /// Boxes `value` with its own lock.
+    /// `package`: every module of the package creates its boxes.
     @inlinable
     package init(_ value: Value) {
         storage = Storage.make(value)
@@ -26,6 +28,7 @@ import Foundation
 
     /// Runs `body` with exclusive access to the value. Never call back into user code from
     /// `body`: take what you need out, then call it after the lock is released.
+    /// `package`: every module of the package changes its state this way.
     @inlinable @discardableResult
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, lock in
@@ -36,6 +39,7 @@ import Foundation
     }
 
     /// A snapshot of the value.
+    /// `package`: every module of the package reads its state this way.
     @inlinable
     package var current: Value {
         withLock { $0 }

@@ -103,6 +103,7 @@ let suspendingADataTaskPausesIt = true
 /// tasks (and async `data(for:)`) keep only the last piece, and a protocol cannot tell them from
 /// delegate tasks: there, only a task of `chunks(for:)` (``URLSessionTask/readsBodyInChunks``)
 /// gets the pieces, and any other the whole body in one call.
+/// `package`: `StubURLProtocol` (HTTPClientStubs) decides with it how to hand a body over.
 #if canImport(FoundationNetworking)
 package let urlProtocolClientsKeepEveryPiece = false
 #else

@@ -4,11 +4,15 @@ import Foundation
 /// boundary (a cut inside a multi-byte UTF-8 character is not mistaken for binary data).
 /// `package`: unmatched reports and matchers (HTTPClientStubs) quote bodies the same way.
 package struct TextExcerpt: Sendable {
+    /// The excerpt.
+    /// `package`: reports and matchers (HTTPClientStubs) quote it.
     package let text: String
     /// Whether the body goes on after the excerpt.
+    /// `package`: reports and matchers (HTTPClientStubs) say when they cut a body.
     package let isTruncated: Bool
 
     /// `nil` when the body is not UTF-8 text.
+    /// `package`: reports and matchers (HTTPClientStubs) make their excerpts.
     package init?(_ data: Data, limit: Int) {
         let prefix = data.prefix(limit)
         isTruncated = data.count > prefix.count
