@@ -254,4 +254,16 @@ struct ClientRedactionTests {
         #expect(event.requestHeaders["X-Api-Key"] == "REDACTED")
         #expect(!event.description.contains("k-1111"))
     }
+
+    @Test func aCredentialEchoedPercentEncodedOrEscapedInJSONIsHiddenToo() {
+        let token = "ab/cd+ef \"gh\\ij"
+        let values = Redaction.standard.hiddenValues(
+            url: nil, headers: ["Authorization": "Bearer \(token)"], body: nil, contentType: nil)
+        let redaction = Redaction.standard.hidingEchoes(of: values)
+        let percent = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        #expect(redaction.redacted(text: "url ?t=\(percent) end") == "url ?t=REDACTED end")
+        #expect(redaction.redacted(text: "url ?t=\(percent.lowercased()) end") == "url ?t=REDACTED end")
+        #expect(redaction.redacted(text: #"{"error": "bad token ab\/cd+ef \"gh\\ij"}"#) == #"{"error": "bad token REDACTED"}"#)
+        #expect(redaction.redacted(text: #"{"error": "bad token ab/cd+ef \"gh\\ij"}"#) == #"{"error": "bad token REDACTED"}"#)
+    }
 }

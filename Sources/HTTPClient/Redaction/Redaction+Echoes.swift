@@ -42,16 +42,47 @@ extension Redaction {
         return values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0 != Self.placeholder }
     }
 
-    /// This redaction, also hiding `values` wherever a text repeats them as they are. Values
-    /// shorter than four characters are left out: hiding `1` or `no` everywhere would destroy the
-    /// text. (HTTPClientStubs finds the values it hides in every textual encoding too.)
+    /// This redaction, also hiding `values` wherever a text repeats them: as they are,
+    /// percent-encoded (as a server quotes a URL or a form) or escaped in a JSON string (as an
+    /// error body quotes a token with a `/` or a `"`). Values shorter than four characters are
+    /// left out: hiding `1` or `no` everywhere would destroy the text. (HTTPClientStubs finds the
+    /// values it hides in every textual encoding, base64 and hex included.)
     func hidingEchoes(of values: some Sequence<String>) -> Redaction {
         var copy = self
         for value in values where value.count >= 4 && value != Self.placeholder {
-            copy.echoes.add(value)
+            for spelling in Self.echoSpellings(of: value) { copy.echoes.add(spelling) }
         }
         return copy
     }
+
+    /// `value` as a server may quote it: as it is, percent-encoded (`%2F`, and `+` for a space
+    /// in a form), and inside a JSON string (`\/`, `\"`, `\u0001`).
+    private static func echoSpellings(of value: String) -> Set<String> {
+        var spellings: Set<String> = [value]
+        if let encoded = value.addingPercentEncoding(withAllowedCharacters: unreserved) {
+            spellings.insert(encoded)
+            spellings.insert(encoded.replacingOccurrences(of: "%20", with: "+"))
+            spellings.insert(encoded.lowercasedPercentEscapes)
+        }
+        var json = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": json += "\\\\"
+            case "\"": json += "\\\""
+            case "\n": json += "\\n"
+            case "\r": json += "\\r"
+            case "\t": json += "\\t"
+            case _ where scalar.value < 0x20: json += String(format: "\\u%04x", scalar.value)
+            default: json.unicodeScalars.append(scalar)
+            }
+        }
+        spellings.insert(json)
+        spellings.insert(json.replacingOccurrences(of: "/", with: "\\/"))
+        return spellings
+    }
+
+    /// RFC 3986's unreserved characters: what percent-encoding leaves as it is.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// A credential's value and the parts of it that may travel alone.
     private static func parts(ofCredential value: String) -> [String] {
@@ -75,6 +106,26 @@ extension Redaction {
     /// The values of the `name=value` pairs whose names are hidden.
     private func hiddenParameterValues(in text: String) -> [String] {
         FormPair.pairs(in: text).filter { hides(parameter: $0.name) }.flatMap(\.values)
+    }
+}
+
+extension String {
+    /// The string with the hexadecimal digits of its percent escapes in lower case (`%2f`).
+    fileprivate var lowercasedPercentEscapes: String {
+        var result = ""
+        var remaining = 0
+        for character in self {
+            if character == "%" {
+                remaining = 2
+                result.append(character)
+            } else if remaining > 0 {
+                remaining -= 1
+                result += character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
     }
 }
 
