@@ -18,24 +18,19 @@ import HTTPClient
 /// A handle: scenarios of one name in one registry are one state machine, however many handles
 /// name it.
 public final class Scenario: Sendable {
-    /// One state of a scenario, named by its text: write `"has items"` (or `"page \(n)"`) where a
-    /// state is expected.
+    /// One state of a scenario, named by its text: write `"has items"` where a state is expected.
     public struct State: Hashable, Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
         /// The state's name, as reports show it.
         public let name: String
 
-        /// The state named `name`, for a name that is not a literal.
-        public init(_ name: String) {
-            self.name = name
-        }
-
-        /// The state named by a string literal: `"has items"`.
+        /// The state named by a string literal: `"has items"`, or `"step \(n)"` for a name made at
+        /// run time.
         public init(stringLiteral name: String) {
             self.name = name
         }
 
         /// The state every scenario starts in, named "Started" as in WireMock.
-        public static let started = State("Started")
+        public static let started: State = "Started"
 
         /// The state's name.
         public var description: String { name }

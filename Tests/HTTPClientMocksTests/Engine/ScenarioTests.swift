@@ -101,7 +101,7 @@ struct ScenarioTests {
         let stubs = StubRegistry()
         let pages = stubs.scenario("pages")
         let page = 2
-        stubs.stub(.get, "/next").inScenario(pages, when: "page \(page)", movingTo: Scenario.State("page \(page + 1)")).respond(.text("2"))
+        stubs.stub(.get, "/next").inScenario(pages, when: "page \(page)", movingTo: "page \(page + 1)").respond(.text("2"))
 
         pages.state = "page 2"
         #expect(answer(stubs, "https://h/next") == "2")
