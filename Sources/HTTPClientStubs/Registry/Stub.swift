@@ -37,6 +37,8 @@ public final class Stub: Sendable, CustomStringConvertible {
         var callsCheckedAt = RequestRetention.firstCheck
         var followsRedirects = true
         var priority = 0
+        /// The scenario state it needs and the one it moves to: see ``inScenario(_:when:movingTo:)``.
+        var scenario: ScenarioCondition?
         /// A transport's own answer (a `MockURLSession`'s): see ``ownedByTransport()``.
         var ownedByTransport = false
         var onRequest: [@Sendable (RecordedRequest) -> Void] = []
@@ -60,12 +62,15 @@ public final class Stub: Sendable, CustomStringConvertible {
 
     /// How many of its latest calls the stub keeps (its registry's ``StubRegistry/retainedRequests``).
     private let retention: RequestRetention
+    /// Its registry's scenarios, which ``inScenario(_:when:movingTo:)`` may tie it to.
+    let scenarios: ScenarioBook
 
     init(
         id: Int, matcher: RequestMatcher, indexKey: StubIndex.Key?, conditionsDecidedByIndex: Int = 0, location: CallSite,
-        retention: RequestRetention
+        retention: RequestRetention, scenarios: ScenarioBook
     ) {
         self.retention = retention
+        self.scenarios = scenarios
         self.id = id
         self.indexKey = indexKey
         self.conditionsDecidedByIndex = conditionsDecidedByIndex
@@ -144,6 +149,11 @@ public final class Stub: Sendable, CustomStringConvertible {
         }
         changed?(self)
         return self
+    }
+
+    /// Ties the stub to a scenario (see ``inScenario(_:when:movingTo:)``).
+    func setScenarioCondition(_ condition: ScenarioCondition) {
+        state.withLock { $0.scenario = condition }
     }
 
     /// The stub's ``priority(_:)``.
@@ -226,6 +236,19 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// out with ``Exhaustion/stopMatching``).
     package var isExhausted: Bool { state.withLock { Self.isExhausted($0) } }
 
+    /// Whether the stub's scenario is in the state it needs, or it has none (it would answer now,
+    /// unless it is exhausted).
+    package var scenarioAdmits: Bool {
+        guard let condition = state.withLock({ $0.scenario }) else { return true }
+        return scenarios.admits(condition)
+    }
+
+    /// Why the stub, which matches a request, did not answer it because of its scenario, with its
+    /// registry's scenarios in `states`; `nil` when its scenario is not the reason.
+    func scenarioMiss(in states: [String: Scenario.State]) -> String? {
+        state.withLock { $0.scenario }?.miss(in: states)
+    }
+
     /// Whether ``allowingUnused()`` was not called.
     package var expectsUse: Bool { state.withLock { $0.expectsUse } }
 
@@ -239,16 +262,18 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// Matches `request` against `matcher` (the stub's conditions, as its registry filed them;
     /// its own by default) and, when it matches, takes the next response and records the call
     /// (with the path parameters and the answer's source the match captured); `nil` when the
-    /// stub does not match or is exhausted. `recorded`, when given, is the call recorded in
+    /// stub does not match, is exhausted, or its scenario is in another state (`reading` keeps
+    /// what the request saw of the scenarios). `recorded`, when given, is the call recorded in
     /// place of `request` (a HEAD a server answers with the stub of its GET).
     func claimIfMatching(
-        _ request: RecordedRequest, using matcher: RequestMatcher? = nil, recordingAs recorded: RecordedRequest? = nil
+        _ request: RecordedRequest, using matcher: RequestMatcher? = nil, recordingAs recorded: RecordedRequest? = nil,
+        reading: inout ScenarioReading
     ) -> (MockResponse, RecordedRequest)? {
         guard let captures = (matcher ?? self.matcher).captures(matching: request) else { return nil }
         var matched = recorded ?? request
         matched.pathParameters = captures.pathParameters
         matched.answerSource = captures.source
-        return claim(matched)
+        return claim(matched, reading: &reading)
     }
 
     /// The response the next call gets, without taking it; nil when the stub is exhausted.
@@ -259,15 +284,19 @@ public final class Stub: Sendable, CustomStringConvertible {
     }
 
     /// Takes the next response for `request` and records the call, with where the answer comes
-    /// from; `nil` if the stub is exhausted (another thread may have taken the last call since
-    /// matching).
-    private func claim(_ request: RecordedRequest) -> (MockResponse, RecordedRequest)? {
+    /// from, and moves the stub's scenario in the same step; `nil` if the stub is exhausted
+    /// (another thread may have taken the last call since matching) or its scenario is in
+    /// another state.
+    private func claim(_ request: RecordedRequest, reading: inout ScenarioReading) -> (MockResponse, RecordedRequest)? {
         // Filled inside the lock and returned apart: a tuple of the three, made and taken
         // apart per request, cost more than the claim's own work.
         var answered = request
         var callbacks: [@Sendable (RecordedRequest) -> Void] = []
         let claimed = state.withLock { state -> MockResponse? in
             guard !Self.isExhausted(state) else { return nil }
+            // Under this stub's lock, the check, the move and the claim are one step: no other
+            // request takes this stub in between, and any that looks after the move sees it.
+            if let condition = state.scenario, !scenarios.enter(condition, reading: &reading) { return nil }
             let response = state.responses[min(state.served, state.responses.count - 1)]
             state.served += 1
             answered.answerSource = request.answerSource ?? response.source ?? .stub

@@ -71,6 +71,9 @@ public final class StubRegistry: Sendable {
     private let state = Locked(State())
     /// Shared with the stubs, which keep their calls to the same bound.
     private let retention = RequestRetention()
+    /// The states of the registry's scenarios (``scenario(_:)``), shared with its stubs, which
+    /// check and move them as they answer.
+    let scenarios = ScenarioBook()
 
     /// How many of the latest requests the log (``requests``) and each stub's
     /// ``Stub/calls`` keep: 10,000 unless set. Older ones are let go, so a registry behind a
@@ -158,7 +161,8 @@ public final class StubRegistry: Sendable {
         state.withLock { state in
             let (key, decided) = placement(&state.index)
             let stub = Stub(
-                id: state.nextID, matcher: matcher, indexKey: key, conditionsDecidedByIndex: decided, location: site, retention: retention)
+                id: state.nextID, matcher: matcher, indexKey: key, conditionsDecidedByIndex: decided, location: site, retention: retention,
+                scenarios: scenarios)
             state.nextID += 1
             state.stubs.append(stub)
             state.index.insert(stub)
@@ -209,9 +213,9 @@ public final class StubRegistry: Sendable {
         }
     }
 
-    /// Removes every stub, and forgets recorded requests and unmatched reports. The answers of
-    /// a `MockURLSession` over this registry stay in place, emptied (no queued answers, no
-    /// calls).
+    /// Removes every stub, forgets recorded requests and unmatched reports, and puts every
+    /// scenario back in ``Scenario/State/started`` (as ``resetScenarios()``). The answers of a
+    /// `MockURLSession` over this registry stay in place, emptied (no queued answers, no calls).
     public func reset() {
         let kept = state.withLock { state in
             let kept = state.stubs.filter(\.isOwnedByTransport)
@@ -224,6 +228,7 @@ public final class StubRegistry: Sendable {
             return kept
         }
         for stub in kept { stub.forgetCallsAndQueue() }
+        scenarios.resetAll()
     }
 
     /// Forgets recorded requests and unmatched reports; stubs and their calls stay.
@@ -243,7 +248,8 @@ public final class StubRegistry: Sendable {
     /// test's stubs.
     package func answerUnmatched(with response: MockResponse, declaredAt site: CallSite) -> Stub {
         state.withLock { state in
-            let stub = Stub(id: state.nextID, matcher: .any, indexKey: nil, location: site, retention: retention).respond(response)
+            let stub = Stub(id: state.nextID, matcher: .any, indexKey: nil, location: site, retention: retention, scenarios: scenarios)
+                .respond(response)
                 .ownedByTransport().allowingUnused()
             state.nextID += 1
             state.unmatchedAnswer = stub
@@ -316,30 +322,48 @@ public final class StubRegistry: Sendable {
         if let error = request.bodyStreamError { return .failed(error) }
         // Stubs by priority (those of priority 0 found through the index), newest first within
         // one; then a HEAD as its GET, where asked; then the pass-through rules; then unmatched.
+        // Tried again from the first stub when a scenario moved while they were tried (see
+        // ``ScenarioReading``): the answer is the one the states of one moment give.
         let before = prioritized.prefix { $0.currentPriority < 0 }
-        if let (stub, response, matched) = Self.claimFirstMatch(request, in: before) ?? claimNewestMatch(request, among: candidates)
-            ?? Self.claimFirstMatch(request, in: prioritized.dropFirst(before.count))
-            ?? (answersHeadAsGet && request.method == .head ? claimAsGet(request) : nil)
-        {
-            noteAnswered(matched, at: slot)
-            return .respond(response.resolved(for: matched), request: matched, stub: stub)
+        var reading = ScenarioReading()
+        while true {
+            if let (stub, response, matched) = Self.claimFirstMatch(request, in: before, reading: &reading)
+                ?? claimNewestMatch(request, among: candidates, reading: &reading)
+                ?? Self.claimFirstMatch(request, in: prioritized.dropFirst(before.count), reading: &reading)
+                ?? (answersHeadAsGet && request.method == .head ? claimAsGet(request, reading: &reading) : nil)
+            {
+                noteAnswered(matched, at: slot)
+                return .respond(response.resolved(for: matched), request: matched, stub: stub)
+            }
+            if reading.isStale {
+                reading = ScenarioReading()
+                continue
+            }
+            if passthrough.contains(where: { $0.matches(request) }) {
+                var forwarded = request
+                forwarded.answerSource = .passThrough
+                noteAnswered(forwarded, at: slot)
+                return .passthrough(request.urlRequest)
+            }
+            if let unmatchedAnswer,
+                let (stub, response, matched) = Self.claimFirstMatch(request, in: [unmatchedAnswer], reading: &reading)
+            {
+                noteAnswered(matched, at: slot)
+                return .respond(response.resolved(for: matched), request: matched, stub: stub)
+            }
+            // The report shows the scenarios' states that decided the miss: moved since, they may
+            // answer the request now.
+            guard let scenarioStates = scenarios.states(asOf: reading.generation) else {
+                reading = ScenarioReading()
+                continue
+            }
+            let report = UnmatchedRequestReport(request: request, registry: self, stubs: stubs, scenarioStates: scenarioStates)
+            if reportingMisses {
+                state.withLock { $0.unmatched.append(report) }
+                reporting.report(report.description, report.nearestStubLocation ?? location, createdInSwiftTesting)
+            }
+            return .unmatched(UnmatchedRequestError(report: report))
         }
-        if passthrough.contains(where: { $0.matches(request) }) {
-            var forwarded = request
-            forwarded.answerSource = .passThrough
-            noteAnswered(forwarded, at: slot)
-            return .passthrough(request.urlRequest)
-        }
-        if let unmatchedAnswer, let (stub, response, matched) = Self.claimFirstMatch(request, in: [unmatchedAnswer]) {
-            noteAnswered(matched, at: slot)
-            return .respond(response.resolved(for: matched), request: matched, stub: stub)
-        }
-        let report = UnmatchedRequestReport(request: request, registry: self, stubs: stubs)
-        if reportingMisses {
-            state.withLock { $0.unmatched.append(report) }
-            reporting.report(report.description, report.nearestStubLocation ?? location, createdInSwiftTesting)
-        }
-        return .unmatched(UnmatchedRequestError(report: report))
     }
 
     /// Where a request was put in the log: its index (counting the requests let go since), while
@@ -366,11 +390,11 @@ public final class StubRegistry: Sendable {
     @_spi(Engine) public func firstMatch(for request: RecordedRequest) -> Stub? {
         var found: Stub?
         StubIndex.forEachNewestFirst(state.withLock { $0.index.candidates(for: request) }) { entry in
-            guard entry.matcher.matches(request), !entry.stub.isExhausted else { return false }
+            guard entry.matcher.matches(request), !entry.stub.isExhausted, entry.stub.scenarioAdmits else { return false }
             found = entry.stub
             return true
         }
-        return found ?? state.withLock { $0.prioritized }.first { !$0.isExhausted && $0.matcher.matches(request) }
+        return found ?? state.withLock { $0.prioritized }.first { !$0.isExhausted && $0.scenarioAdmits && $0.matcher.matches(request) }
     }
 
     /// The index keys looked up for `request`: how many does not depend on the path's length.
@@ -380,37 +404,46 @@ public final class StubRegistry: Sendable {
 
     /// Claims the newest stub that matches `head` (a HEAD request) taken as a GET, and records
     /// the HEAD, as sent, as its call.
-    private func claimAsGet(_ head: RecordedRequest) -> (Stub, MockResponse, RecordedRequest)? {
+    private func claimAsGet(_ head: RecordedRequest, reading: inout ScenarioReading) -> (Stub, MockResponse, RecordedRequest)? {
+        guard !reading.isStale else { return nil }
         var urlRequest = head.urlRequest
         urlRequest.httpMethod = HTTPMethod.get.rawValue
         let get = RecordedRequest(urlRequest, bodyIsHidden: head.isBodyHidden)
         var claimed: (Stub, MockResponse, RecordedRequest)?
         StubIndex.forEachNewestFirst(state.withLock { $0.index.candidates(for: get) }) { entry in
-            guard let (response, matched) = entry.stub.claimIfMatching(get, using: entry.matcher, recordingAs: head) else { return false }
+            guard let (response, matched) = entry.stub.claimIfMatching(get, using: entry.matcher, recordingAs: head, reading: &reading)
+            else { return reading.isStale }
             claimed = (entry.stub, response, matched)
             return true
         }
         return claimed
     }
 
-    /// Claims the first of `stubs` that matches `request` and is not exhausted.
+    /// Claims the first of `stubs` that matches `request` and is not exhausted; none once
+    /// `reading` is stale.
     private static func claimFirstMatch(
-        _ request: RecordedRequest, in stubs: some Collection<Stub>
+        _ request: RecordedRequest, in stubs: some Collection<Stub>, reading: inout ScenarioReading
     ) -> (Stub, MockResponse, RecordedRequest)? {
+        guard !reading.isStale else { return nil }
         for stub in stubs {
-            if let (response, matched) = stub.claimIfMatching(request) { return (stub, response, matched) }
+            if let (response, matched) = stub.claimIfMatching(request, reading: &reading) { return (stub, response, matched) }
+            if reading.isStale { return nil }
         }
         return nil
     }
 
     /// Claims the newest of `candidates` (the index's for `request`) that matches and is not
-    /// exhausted.
+    /// exhausted; none once `reading` is stale.
     private func claimNewestMatch(
-        _ request: RecordedRequest, among candidates: (indexed: [StubIndex.Bucket.Entry], scanned: [StubIndex.Bucket.Entry])
+        _ request: RecordedRequest, among candidates: (indexed: [StubIndex.Bucket.Entry], scanned: [StubIndex.Bucket.Entry]),
+        reading: inout ScenarioReading
     ) -> (Stub, MockResponse, RecordedRequest)? {
+        guard !reading.isStale else { return nil }
         var claimed: (Stub, MockResponse, RecordedRequest)?
         StubIndex.forEachNewestFirst(candidates) { entry in
-            guard let (response, matched) = entry.stub.claimIfMatching(request, using: entry.matcher) else { return false }
+            guard let (response, matched) = entry.stub.claimIfMatching(request, using: entry.matcher, reading: &reading) else {
+                return reading.isStale
+            }
             claimed = (entry.stub, response, matched)
             return true
         }

@@ -38,7 +38,8 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
     /// The body as shown: redacted, at most ``bodyLimit`` bytes; `nil` when it is binary.
     private let shownBody: TextExcerpt?
 
-    init(request: RecordedRequest, registry: StubRegistry, stubs: [Stub]) {
+    /// - Parameter scenarioStates: The states of the registry's scenarios that decided the miss.
+    init(request: RecordedRequest, registry: StubRegistry, stubs: [Stub], scenarioStates: [String: Scenario.State]) {
         self.request = request
         registryName = registry.name
         let contentType = request.headers["Content-Type"]
@@ -52,7 +53,9 @@ public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
             let evaluation = stub.matcher.evaluate(request)
             var reasons = evaluation.failures
             if evaluation.matched {
-                reasons = ["matches, but is used up (\(stub.callCount) calls)"]
+                // It matched and did not answer: its scenario was in another state, or it is used up.
+                reasons = stub.scenarioMiss(in: scenarioStates).map { [$0] } ?? []
+                if reasons.isEmpty || stub.isExhausted { reasons.append("matches, but is used up (\(stub.callCount) calls)") }
             }
             return Candidate(stub: stub.description, location: stub.location, reasons: reasons, closeness: evaluation.closeness)
         }

@@ -87,6 +87,23 @@ struct UserService {
     #expect(try await service.user(id: 2).name == "Bo")
 }
 
+@Test func theCartIsEmptyUntilAnItemIsAdded() async throws {
+    let stubs = StubRegistry()
+    let cart = stubs.scenario("cart")
+    stubs.stub(.get, "/v2/cart").inScenario(cart, when: .started).respond(.json(raw: "[]"))
+    stubs.stub(.post, "/v2/cart").inScenario(cart, when: .started, movingTo: "has items").respond(.status(201))
+    stubs.stub(.get, "/v2/cart").inScenario(cart, when: "has items").respond(.json(raw: #"["pen"]"#))
+    let client = HTTPClient(session: MockURLSession(stubs: stubs), baseURL: URL(string: "https://api.example.com/v2"))
+
+    #expect(try await client.get("cart").text == "[]")
+    #expect(try await client.post("cart", body: Data("pen".utf8)).statusCode == 201)
+    #expect(try await client.get("cart").text == #"["pen"]"#)
+    #expect(cart.state == "has items")
+
+    cart.state = .started  // as stubs.resetScenarios() would
+    #expect(try await client.get("cart").text == "[]")
+}
+
 @Test func stubsARealURLSession() async throws {
     let stubs = StubRegistry()
     stubs.stub(.post, "https://api.example.com/v2/events")
