@@ -39,10 +39,15 @@ final class UpstreamSession: Sendable {
         _ request: URLRequest, limit: Int, cancellation: ExchangeCancellation,
         completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), UpstreamError>) -> Void
     ) {
+        guard !cancellation.isCancelled else {
+            return completion(
+                .failure(.unreachable(url: Redaction.standard.redacted(url: request.url?.absoluteString ?? ""), reason: "cancelled")))
+        }
         let task = session.dataTask(with: request)
         transfers.withLock { $0[task.taskIdentifier] = Transfer(limit: limit, completion: completion) }
-        cancellation.onCancel { task.cancel() }
         task.resume()
+        // Registered once the task runs: a task cancelled before it is resumed is not one to resume.
+        cancellation.onCancel { task.cancel() }
     }
 
     /// Reads each transfer's body into `transfers`, within its limit, and ends it.
