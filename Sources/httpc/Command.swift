@@ -11,7 +11,8 @@ struct Command {
     static let usage = """
         usage: httpc [METHOD] URL [-H 'Name: value']... [-d DATA | --json JSON | -T FILE] [-i] [-o FILE | --stream]
                      [--fixtures DIR | --cassette FILE [--record-mode MODE]] [-h] [--]
-               httpc serve [--port N] [--host ADDRESS] (--fixtures DIR | --cassette FILE | --har FILE | --mocktails PATH)...
+               httpc serve [--port N] [--host ADDRESS] [--fixtures DIR | --cassette FILE | --har FILE | --mocktails PATH]...
+                           [--upstream URL [--record FILE [--record-mode MODE]]]
 
           METHOD                      GET, POST, PUT... (an HTTP token); default GET, or POST with a body
           -H, --header 'Name: value'  add a request header (repeatable)
@@ -32,7 +33,7 @@ struct Command {
           -h, --help                  print this help
               --                      end of options: what follows is METHOD and URL
           serve                       answer requests on a local port from fixtures, cassettes, HAR or Mocktail
-                                      files instead (see httpc serve -h)
+                                      files, or an upstream it records, instead (see httpc serve -h)
 
         An option's value is the next argument, even when it starts with "-". An option with a
         value is given once (-H excepted), and options that contradict each other (-T with -d,

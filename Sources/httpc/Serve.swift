@@ -23,6 +23,15 @@ enum Serve {
         } catch {
             fail("\(error)", status: 3)
         }
+        let upstream: StubServer.Upstream?
+        do {
+            // The environment's mode is read only when it is the one used: a typo there is no error otherwise.
+            let fallback =
+                command.recordingFile != nil && command.recordMode == nil ? try RecordMode.fromEnvironment(default: .once) : .once
+            upstream = command.upstream(mode: fallback)
+        } catch {
+            fail("\(error)", status: 2)
+        }
         // People read the report in the 404's body and the log line; no test owns this registry.
         let stubs = StubRegistry("httpc serve", reporting: .disabled)
         // Nothing verifies this registry: it keeps the latest thousand requests, however long it runs.
@@ -31,6 +40,8 @@ enum Serve {
         configuration.address = command.address
         configuration.port = command.port
         if let maximum = command.maximumConnections { configuration.maximumConnections = maximum }
+        // Recorded exchanges answer after the sources: they are registered first, as the server starts.
+        configuration.upstream = upstream
         let logLines = LogLines()
         configuration.log = { entry in logLines.add("\(entry)\n") }
         let server: StubServer
@@ -55,7 +66,7 @@ enum Serve {
             return source
         }
         // Written straight to the descriptor: a script reading a pipe learns the port at once.
-        write("serving \(command.summary) on \(reachableAt(server))\n")
+        write("serving \(command.summary(upstream: upstream)) on \(reachableAt(server))\n")
         withExtendedLifetime(signals) { dispatchMain() }
     }
 

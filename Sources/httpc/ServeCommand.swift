@@ -25,9 +25,16 @@ struct ServeCommand {
     var port = 0
     /// `--max-connections`: the server's own bound when not given.
     var maximumConnections: Int?
+    /// `--upstream`: where what no source answers goes.
+    var upstream: URL?
+    /// `--record`: the file forwarded exchanges are recorded to.
+    var recordingFile: String?
+    /// `--record-mode`: `HTTPCLIENT_RECORD_MODE`'s, or `once`, when not given.
+    var recordMode: RecordMode?
 
     static let usage = """
-        usage: httpc serve [--port N] [--host ADDRESS] [--max-connections N] SOURCE... [-h]
+        usage: httpc serve [--port N] [--host ADDRESS] [--max-connections N] [SOURCE...]
+                           [--upstream URL [--record FILE [--record-mode MODE]]] [-h]
 
           SOURCE is one or more of (each repeatable; the first given that answers a request answers it):
               --fixtures DIR          a VOKMockData fixture folder (.json and .http files)
@@ -37,6 +44,15 @@ struct ServeCommand {
               --mocktails PATH        a Mocktail (.tail) file, or a folder of them; their URL patterns
                                       are matched against http://HOST:PORT/path?query, HOST:PORT
                                       being what the request's Host line names
+              --upstream URL          send what no source answers to URL (its path is this server's
+                                      root) with the client's headers, and answer with what it answers;
+                                      502 with the reason when it gives no answer, or a body over 64 MiB
+              --record FILE           with --upstream: record each forwarded exchange to FILE, credentials
+                                      redacted, the file complete after each one (HAR 1.2 when FILE ends
+                                      in .har), and answer from FILE after the sources
+              --record-mode MODE      with --record: once (the default: record when FILE does not exist,
+                                      otherwise only replay it), new_episodes, all, or none (replay only,
+                                      forward nothing); HTTPCLIENT_RECORD_MODE sets it too
               --port N                the port to listen on (0, the default: a free port)
               --host ADDRESS          the address to listen on: 127.0.0.1 (the default), ::1, or another
                                       address explicitly (0.0.0.0 serves every interface)
@@ -47,11 +63,11 @@ struct ServeCommand {
 
         Prints "serving SOURCES on http://HOST:PORT" once listening (listening on 0.0.0.0 or ::, "on every
         interface:" and the URL at each address of this machine, loopback last), then one line per request: the
-        method, the path, the status, and which fixture, interaction or stub answered, or why none did
-        (credentials redacted). A request nothing answers gets a 404 with that report in its body.
-        Ctrl-C (SIGINT) or SIGTERM stops the server and exits 0.
+        method, the path, the status, and which fixture, interaction or stub answered (replayed, recorded or
+        forwarded), or why none did (credentials redacted). A request nothing answers gets a 404 with that report
+        in its body. Ctrl-C (SIGINT) or SIGTERM stops the server and exits 0, the recording complete.
 
-        Exit status: 0 once stopped, 2 for a usage error, 3 when a source cannot be loaded or the
+        Exit status: 0 once stopped, 2 for a usage error, 3 when a source or the recording cannot be loaded or the
         address cannot be listened on (nothing is served).
         """
 
@@ -78,6 +94,27 @@ struct ServeCommand {
             case "--cassette": command.sources.append(.cassette(try value(for: argument)))
             case "--har": command.sources.append(.har(try value(for: argument)))
             case "--mocktails": command.sources.append(.mocktails(try value(for: argument)))
+            case "--upstream":
+                try once(argument)
+                let text = try value(for: argument)
+                guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                    url.host?.isEmpty == false
+                else {
+                    throw Command.UsageError(
+                        description: "--upstream: \"\(Redaction.standard.redacted(url: text).prefix(80))\" is not an http or https URL")
+                }
+                command.upstream = url
+            case "--record":
+                try once(argument)
+                command.recordingFile = try value(for: argument)
+            case "--record-mode":
+                try once(argument)
+                let name = try value(for: argument)
+                guard let mode = RecordMode(name: name) else {
+                    throw Command.UsageError(
+                        description: "--record-mode: \"\(name.prefix(40))\" is not one of none, once, new_episodes, all")
+                }
+                command.recordMode = mode
             case "--port":
                 try once(argument)
                 let text = try value(for: argument)
@@ -101,16 +138,28 @@ struct ServeCommand {
                 throw Command.UsageError(description: "unknown option \(other) for httpc serve")
             default:
                 throw Command.UsageError(
-                    description:
-                        "httpc serve takes no argument \"\(argument.prefix(40))\": name a source with --fixtures, --cassette, --har or --mocktails"
-                )
+                    description: "httpc serve takes no argument \"\(argument.prefix(40))\": name a source with --fixtures, "
+                        + "--cassette, --har, --mocktails or --upstream")
             }
         }
-        guard !command.sources.isEmpty else {
+        guard command.recordingFile == nil || command.upstream != nil else {
+            throw Command.UsageError(description: "--record needs --upstream: it records what is forwarded there")
+        }
+        guard command.recordMode == nil || command.recordingFile != nil else {
+            throw Command.UsageError(description: "--record-mode needs --record")
+        }
+        guard !command.sources.isEmpty || command.upstream != nil else {
             throw Command.UsageError(
-                description: "httpc serve needs a source: --fixtures DIR, --cassette FILE, --har FILE or --mocktails PATH")
+                description: "httpc serve needs a source: --fixtures DIR, --cassette FILE, --har FILE, --mocktails PATH or --upstream URL")
         }
         return command
+    }
+
+    /// The upstream the command names, with its recording in `mode` (for when `--record-mode` is not given).
+    func upstream(mode fallback: RecordMode) -> StubServer.Upstream? {
+        guard let upstream else { return nil }
+        guard let recordingFile else { return StubServer.Upstream(upstream) }
+        return StubServer.Upstream(upstream, recordingTo: URL(fileURLWithPath: recordingFile), mode: recordMode ?? fallback)
     }
 
     /// The address `--host` names; loopback under any of its usual spellings.
@@ -167,6 +216,14 @@ struct ServeCommand {
         }
     }
 
-    /// What is served, for the first line printed.
-    var summary: String { sources.map(\.path).joined(separator: ", ") }
+    /// What is served, for the first line printed: the sources, then the upstream and its recording.
+    func summary(upstream: StubServer.Upstream?) -> String {
+        var parts = sources.map(\.path)
+        if let upstream {
+            var forwarding = Redaction.standard.redacted(url: upstream.url.absoluteString)
+            if let file = recordingFile { forwarding += " (recorded to \(file), record mode \(upstream.mode.rawValue))" }
+            parts.append(forwarding)
+        }
+        return parts.joined(separator: ", ")
+    }
 }

@@ -78,6 +78,9 @@ public struct Cassette: Sendable, Equatable {
     package struct Response: Sendable, Equatable, Codable {
         /// The status code.
         package var status: Int
+        /// The status line's reason phrase, when it is not the usual one for `status` (a HAR
+        /// archive's `statusText`, such as the empty one of an HTTP/2 exchange); `nil` otherwise.
+        package var reasonPhrase: String?
         /// The header fields, in order.
         package var headers: [Header]
         /// The body, when there was one (for a streamed response, every chunk joined).
@@ -87,8 +90,9 @@ public struct Cassette: Sendable, Equatable {
         package var chunks: [Chunk]?
 
         /// A response with these parts.
-        package init(status: Int, headers: [Header] = [], body: Body? = nil, chunks: [Chunk]? = nil) {
+        package init(status: Int, reasonPhrase: String? = nil, headers: [Header] = [], body: Body? = nil, chunks: [Chunk]? = nil) {
             self.status = status
+            self.reasonPhrase = reasonPhrase
             self.headers = headers
             self.body = body
             self.chunks = chunks
@@ -225,16 +229,27 @@ public struct Cassette: Sendable, Equatable {
         var version: Int?
     }
 
-    /// Reads a cassette.
+    /// Reads a cassette, or a HAR 1.2 archive when the file's name ends in `.har` (as
+    /// ``init(harContentsOf:)``).
     ///
     /// - Throws: ``CassetteError`` naming the file when it cannot be read, is not a cassette,
     ///   or has a version this library does not know.
     public init(contentsOf url: URL) throws(CassetteError) {
+        if Self.isHAR(url) {
+            try self.init(harContentsOf: url)
+            return
+        }
         // Checked before opening it: reading a FIFO would block, a directory or a device is no cassette.
         switch FileKind.contentsOfRegularFile(at: url) {
         case .success(let data): try self.init(data: data, file: url.path)
         case .failure(let refusal): throw .unreadable(file: url.path, reason: refusal.reason)
         }
+    }
+
+    /// Whether `url` names a HAR archive (its name ends in `.har`, in any case), which is read
+    /// and written as HAR rather than as a cassette.
+    static func isHAR(_ url: URL) -> Bool {
+        url.pathExtension.lowercased() == "har"
     }
 
     /// Parses cassette JSON; `file` names the source in errors.
@@ -310,7 +325,8 @@ public struct Cassette: Sendable, Equatable {
     /// so a crash leaves either the old cassette or the new one, never half of one. A cassette
     /// that exists keeps its permissions (a 0600 cassette stays 0600); a symbolic link to a
     /// cassette stays a link, and its target is replaced. A directory, a FIFO, a device or a
-    /// link to nothing at `url` is refused, and nothing is written.
+    /// link to nothing at `url` is refused, and nothing is written. A file whose name ends in
+    /// `.har` is written as a HAR 1.2 archive (see ``harData(redaction:)``).
     ///
     /// - Parameters:
     ///   - url: The cassette file.
@@ -320,8 +336,11 @@ public struct Cassette: Sendable, Equatable {
     public func write(to url: URL, refusing redaction: Redaction = .none) throws(CassetteError) {
         try checkNothingLeaks(redaction, file: url.path)
         let target = try Self.writableFile(url)
+        let isHAR = Self.isHAR(url)
         do {
-            try StreamedBodies.write(self, to: target)
+            try StreamedBodies.write(to: target) { bodies in
+                isHAR ? try encodedHAR(streaming: bodies) : try encoded(userInfo: [StreamedBodies.key: bodies])
+            }
         } catch {
             throw .unwritable(file: url.path, reason: SystemReason(error).description)
         }
@@ -339,7 +358,7 @@ public struct Cassette: Sendable, Equatable {
 
     /// Throws for the first place of the first interaction that still holds a secret, or whose
     /// compressed body cannot be searched for one.
-    private func checkNothingLeaks(_ redaction: Redaction, file: String) throws(CassetteError) {
+    func checkNothingLeaks(_ redaction: Redaction, file: String) throws(CassetteError) {
         guard redaction.hidesValues else { return }
         for (index, interaction) in interactions.enumerated() {
             let number = index + 1

@@ -8,11 +8,9 @@ import HTTPClient
 /// cookies, cache and timeout on its way here like any other.
 final class CassetteRecorder: URLSessionProtocol, Sendable {
     let upstream: any URLSessionProtocol
-    let file: URL
-    let redaction: Redaction
     /// Whether exchanges are saved: false when a pass-through is only sent.
     let records: Bool
-    private let recorded: Locked<Cassette>
+    private let writer: CassetteWriter
     /// Told of each saved exchange and its place in the cassette, to make it answerable at once.
     private let saved: @Sendable (Cassette.Interaction, Int) -> Void
 
@@ -21,15 +19,13 @@ final class CassetteRecorder: URLSessionProtocol, Sendable {
         saved: @escaping @Sendable (Cassette.Interaction, Int) -> Void
     ) {
         self.upstream = upstream
-        self.file = file
-        self.redaction = redaction
         self.records = records
-        recorded = Locked(cassette)
+        writer = CassetteWriter(file: file, cassette: cassette, redaction: redaction)
         self.saved = saved
     }
 
     /// The interactions loaded and recorded so far.
-    var cassette: Cassette { recorded.current }
+    var cassette: Cassette { writer.cassette }
 
     func makeDataTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -86,18 +82,9 @@ final class CassetteRecorder: URLSessionProtocol, Sendable {
         return (stream, response)
     }
 
-    /// Redacts, appends, writes atomically (refusing registered secrets and the values the rules
-    /// hid in this exchange), then hands the saved exchange on.
+    /// Saves the exchange (see ``CassetteWriter/save(_:)``), then hands it on.
     private func save(_ raw: Cassette.Interaction) throws {
-        let interaction = redaction.apply(to: raw)
-        let refused = redaction.scrubbing(raw)
-        let index = try recorded.withLock { cassette in
-            var updated = cassette
-            updated.interactions.append(interaction)
-            try updated.write(to: file, refusing: refused)
-            cassette = updated
-            return updated.interactions.count - 1
-        }
+        let (interaction, index) = try writer.save(raw)
         saved(interaction, index)
     }
 

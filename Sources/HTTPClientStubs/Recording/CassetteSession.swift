@@ -82,7 +82,6 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         reporting: FailureReporting = .automatic,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) throws {
-        let exists = FileManager.default.fileExists(atPath: file.path)
         self.file = file
         self.mode = mode
         self.replaysTiming = replaysTiming
@@ -90,26 +89,8 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
             "cassette \(file.lastPathComponent)", reporting: reporting,
             fileID: fileID, filePath: filePath, line: line, column: column)
         self.stubs = stubs
-        /// Whether recorded exchanges are saved, and whether known ones are replayed.
-        let records: Bool
-        let replays: Bool
-        switch mode {
-        case .none:
-            guard exists else {
-                throw CassetteError.unreadable(
-                    file: file.path,
-                    reason: "there is no cassette here; record it first with record mode once "
-                        + "(\(RecordMode.environmentVariable)=once, or httpc --record-mode once)")
-            }
-            (records, replays) = (false, true)
-        case .once:
-            (records, replays) = (!exists, exists)
-        case .newEpisodes:
-            (records, replays) = (true, true)
-        case .all:
-            (records, replays) = (true, false)
-        }
-        let cassette = replays && exists ? try Cassette(contentsOf: file) : Cassette()
+        let (records, replays) = try mode.plan(for: file)
+        let cassette = replays && FileManager.default.fileExists(atPath: file.path) ? try Cassette(contentsOf: file) : Cassette()
         // A cassette that cannot be written fails here, not at the first exchange recorded.
         if records { _ = try Cassette.writableFile(file) }
         recorder = CassetteRecorder(

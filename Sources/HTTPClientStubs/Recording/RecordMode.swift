@@ -29,6 +29,28 @@ public enum RecordMode: String, Sendable, CaseIterable {
         return mode
     }
 
+    /// What a recording in this mode does with the cassette at `file`: whether recorded exchanges
+    /// answer (the file's, when it exists, and those recorded since), and whether what they do not
+    /// answer is recorded.
+    ///
+    /// - Throws: ``CassetteError/unreadable(file:reason:)`` in mode `none` when there is no file.
+    package func plan(for file: URL) throws(CassetteError) -> (records: Bool, replays: Bool) {
+        let exists = FileManager.default.fileExists(atPath: file.path)
+        switch self {
+        case .none:
+            guard exists else {
+                throw .unreadable(
+                    file: file.path,
+                    reason: "there is no cassette here; record it first with record mode once "
+                        + "(\(Self.environmentVariable)=once, or httpc --record-mode once)")
+            }
+            return (false, true)
+        case .once: return (!exists, exists)
+        case .newEpisodes: return (true, true)
+        case .all: return (true, false)
+        }
+    }
+
     /// Parses `none`, `once`, `new_episodes` (or `newEpisodes`), `all`.
     package init?(name: String) {
         let normalized = name.lowercased().replacingOccurrences(of: "-", with: "_")

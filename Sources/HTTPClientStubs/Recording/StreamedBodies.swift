@@ -1,7 +1,7 @@
 import Foundation
 import HTTPClient
 
-/// Writes a cassette file without ever holding it whole in memory: the structure is encoded
+/// Writes a cassette file (or a HAR archive) without ever holding it whole in memory: the structure is encoded
 /// with each body replaced by a token, then written with every body streamed in its place
 /// (JSON-escaped text, or base64) in chunks. A 100 MB body costs the body, not three copies.
 final class StreamedBodies: Sendable {
@@ -22,10 +22,11 @@ final class StreamedBodies: Sendable {
         }
     }
 
-    /// Writes `cassette` to `url` atomically, bodies streamed.
-    static func write(_ cassette: Cassette, to url: URL) throws {
+    /// Writes what `skeleton` encodes to `url` atomically, each body it stood a token in for
+    /// (``token(for:)``, as a JSON string's value) streamed in its place.
+    static func write(to url: URL, skeleton encode: (StreamedBodies) throws -> Data) throws {
         let streamed = StreamedBodies()
-        let skeleton = try cassette.encoded(userInfo: [key: streamed])
+        let skeleton = try encode(streamed)
         let bodies = streamed.bodies.current
         let marker = Data(("\"" + streamed.prefix).utf8)
         try AtomicFile.write(to: url) { sink in

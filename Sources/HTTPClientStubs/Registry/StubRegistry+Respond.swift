@@ -24,16 +24,20 @@ extension StubRegistry {
     ///   - bodyIsHidden: A body was sent that the transport cannot see (an upload task through a
     ///     URLProtocol); body conditions then fail and say so.
     ///   - answersHeadAsGet: A HEAD that no stub answers is answered by the GET's (a server's rule).
+    ///   - passesUnmatchedThrough: What no stub answers is let through (a server with an upstream).
     package func respond(
-        to request: URLRequest, bodyIsHidden: Bool = false, answersHeadAsGet: Bool = false, cancellation: ExchangeCancellation,
-        completion: @escaping @Sendable (StubAnswer) -> Void
+        to request: URLRequest, bodyIsHidden: Bool = false, answersHeadAsGet: Bool = false, passesUnmatchedThrough: Bool = false,
+        cancellation: ExchangeCancellation, completion: @escaping @Sendable (StubAnswer) -> Void
     ) {
         guard !cancellation.isCancelled else {
             // Cancelled before it was sent: no stub sees it.
             completion(.failed(URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: request.url as Any])))
             return
         }
-        switch resolve(request, reportingMisses: true, bodyIsHidden: bodyIsHidden, answersHeadAsGet: answersHeadAsGet) {
+        switch resolve(
+            request, reportingMisses: true, bodyIsHidden: bodyIsHidden, answersHeadAsGet: answersHeadAsGet,
+            passesUnmatchedThrough: passesUnmatchedThrough)
+        {
         case .passthrough(let forwarded):
             completion(.passthrough(forwarded))
         case .unmatched(let error):

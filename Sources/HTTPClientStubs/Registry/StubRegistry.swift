@@ -303,8 +303,11 @@ public final class StubRegistry: Sendable {
     ///   - bodyIsHidden: The transport knows a body was sent but could not see it.
     ///   - answersHeadAsGet: A HEAD that no stub matches is answered by the stub that would
     ///     answer it as a GET (a server's rule); that stub records the HEAD as one of its calls.
+    ///   - passesUnmatchedThrough: A request no stub answers is let through, as if a pass-through
+    ///     rule took every request (a server with an upstream).
     @_spi(Engine) public func resolve(
-        _ urlRequest: URLRequest, reportingMisses: Bool = true, bodyIsHidden: Bool = false, answersHeadAsGet: Bool = false
+        _ urlRequest: URLRequest, reportingMisses: Bool = true, bodyIsHidden: Bool = false, answersHeadAsGet: Bool = false,
+        passesUnmatchedThrough: Bool = false
     ) -> Resolution {
         var request = RecordedRequest(urlRequest, bodyIsHidden: bodyIsHidden)
         // One lock for all the request needs of the registry: its place in the log, and every
@@ -339,7 +342,7 @@ public final class StubRegistry: Sendable {
                 reading = ScenarioReading()
                 continue
             }
-            if passthrough.contains(where: { $0.matches(request) }) {
+            if passesUnmatchedThrough || passthrough.contains(where: { $0.matches(request) }) {
                 var forwarded = request
                 forwarded.answerSource = .passThrough
                 noteAnswered(forwarded, at: slot)

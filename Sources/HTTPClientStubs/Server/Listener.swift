@@ -9,11 +9,14 @@ struct ServerContext: Sendable {
     let baseURL: URL
     /// Where the log's entries go, off the loops.
     let log: LogRelay?
+    /// Where what no stub answers goes, when the server has an upstream.
+    let upstream: ServerUpstream?
 
-    init(registry: StubRegistry, configuration: StubServer.Configuration, baseURL: URL) {
+    init(registry: StubRegistry, configuration: StubServer.Configuration, baseURL: URL, upstream: ServerUpstream?) {
         self.registry = registry
         self.configuration = configuration
         self.baseURL = baseURL
+        self.upstream = upstream
         log = configuration.log.map(LogRelay.init)
     }
 }

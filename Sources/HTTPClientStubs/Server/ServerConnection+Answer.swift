@@ -22,7 +22,10 @@ extension ServerConnection {
         // cookie is kept or added (each `Set-Cookie` goes out as a line), nothing is cached, no
         // answer is too late (the client keeps its own clock), and a HEAD without a stub of its
         // own is answered by the GET's (RFC 9110 section 9.3.2).
-        context.registry.respond(to: request, answersHeadAsGet: true, cancellation: slot.cancellation) { [self] answer in
+        context.registry.respond(
+            to: request, answersHeadAsGet: true, passesUnmatchedThrough: context.upstream?.passesUnmatchedThrough ?? false,
+            cancellation: slot.cancellation
+        ) { [self] answer in
             let result: ExchangeResult
             var delivery = Delivery(request: request, arguments: (nil, nil, nil))
             switch answer {
@@ -52,11 +55,12 @@ extension ServerConnection {
         let answer: Answer
         switch result {
         case .passthrough(let request):
+            if let upstream = context.upstream { return forward(request, to: upstream, for: head, in: slot) }
             let url = context.registry.redaction.redacted(url: request.url?.absoluteString ?? head.target)
             log(head, status: 502, answeredBy: "a pass-through host: a server has no upstream, answered 502")
             let reason =
-                "The registry lets \(url) through to the network (passThrough), but a StubServer has no upstream "
-                + "to forward it to: stub the request instead."
+                "The registry lets \(url) through to the network (passThrough), but this StubServer has no upstream "
+                + "to forward it to (Configuration.upstream): stub the request instead, or give it one."
             emit(Self.text(status: 502, reason, for: head), in: slot, finished: true, closesConnection: closes)
             return
         case .answer(let decided):
@@ -195,7 +199,7 @@ extension ServerConnection {
     }
 
     /// A plain-text answer the server writes itself (the unmatched report, the pass-through refusal).
-    private static func text(status: Int, _ text: String, for head: HTTPRequestHead) -> [UInt8] {
+    static func text(status: Int, _ text: String, for head: HTTPRequestHead) -> [UInt8] {
         HTTPResponseWriter.response(
             status: status, headers: [HTTPHeaders.Field(name: "Content-Type", value: "text/plain; charset=utf-8")],
             body: Data((text + "\n").utf8), method: head.method, connection: head.answerConnectionLine)
@@ -212,11 +216,12 @@ extension ServerConnection {
     /// request are hidden in it as in the target.
     private func answeredBy(_ stub: Stub, _ request: RecordedRequest) -> String {
         guard let source = request.answerSource, source != .stub else { return "\(stub)" }
-        return context.registry.redaction.hidingTheCredentials(of: request).redacted(text: "\(stub): \(source)")
+        let replayed = if case .recording = source { "replayed " } else { "" }
+        return context.registry.redaction.hidingTheCredentials(of: request).redacted(text: "\(stub): \(replayed)\(source)")
     }
 
     /// Logs the answer, when the server has a log: what it says is made only then.
-    private func log(_ head: HTTPRequestHead, status: Int?, answeredBy: @autoclosure () -> String) {
+    func log(_ head: HTTPRequestHead, status: Int?, answeredBy: @autoclosure () -> String) {
         guard let log = context.log else { return }
         let target = context.registry.redaction.redacted(url: head.target)
         log.send(StubServer.LogEntry(method: head.method, target: target, status: status, answeredBy: answeredBy()))

@@ -11,6 +11,10 @@ extension StubServer {
         /// The status of the answer to a request no stub matches (its body is the report, with
         /// credentials redacted): 404 by default.
         public var unmatchedStatus: Int = 404
+        /// Where the requests nothing answers go, instead of the unmatched answer (with the
+        /// exchanges recorded when it names a file); also where the registry's pass-through rules
+        /// send theirs. `nil` (the default): nowhere, and a pass-through is answered 502.
+        public var upstream: Upstream?
         /// Called once per request, after its answer is decided, in that order, on a queue of its
         /// own: a call that blocks holds up the log, not the server (past 10,000 waiting entries,
         /// further ones are dropped).

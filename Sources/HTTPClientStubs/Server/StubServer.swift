@@ -29,18 +29,23 @@ public final class StubServer: Sendable {
     public let port: Int
 
     private let listener: Listener
+    private let upstream: ServerUpstream?
 
     /// Binds the address and starts listening before it returns.
     ///
     /// - Parameters:
-    ///   - stubs: The registry that answers every request.
+    ///   - stubs: The registry that answers every request. With an upstream that records, the
+    ///     recording's exchanges are served through it too, as a replayed cassette's are.
     ///   - configuration: The address and port (loopback, a free port by default), the status of
-    ///     unmatched requests, the log.
+    ///     unmatched requests, the log, the upstream.
     /// - Throws: ``StubServerError`` when the socket cannot be made, bound (the port is taken,
-    ///   the address is not this machine's) or listened on.
+    ///   the address is not this machine's) or listened on; ``CassetteError`` when the upstream's
+    ///   recording cannot be read or written.
     public init(_ stubs: StubRegistry, configuration: Configuration = Configuration()) throws {
         let host = configuration.address.host
         let group = try EventLoopGroup.shared.get()
+        let upstream = try configuration.upstream.map { upstream throws(CassetteError) in try ServerUpstream(upstream, registry: stubs) }
+        self.upstream = upstream
         let (socket, port) = try Socket.listening(host: host, port: configuration.port, backlog: 512)
         self.port = port
         let authority = host.contains(":") ? "[\(host)]" : host
@@ -49,18 +54,24 @@ public final class StubServer: Sendable {
             throw StubServerError(.bind, host: host, port: port, reason: "the address does not make a URL")
         }
         self.baseURL = baseURL
+        // Registered once the address is known, before anything can be asked.
+        upstream?.start(servedAt: baseURL)
         listener = Listener(
-            socket: socket, context: ServerContext(registry: stubs, configuration: configuration, baseURL: baseURL), group: group)
+            socket: socket,
+            context: ServerContext(registry: stubs, configuration: configuration, baseURL: baseURL, upstream: upstream), group: group)
     }
 
     deinit {
         listener.stop()
+        upstream?.stop()
     }
 
     /// Closes the listener and every connection, and frees the port (another server can bind it
     /// as soon as this returns). Exchanges in flight are cancelled: a held response released
-    /// later goes nowhere. Calling it again does nothing.
+    /// later goes nowhere, a forwarded request's transfer stops. A recording is complete when it
+    /// returns: an exchange being written is written, no later one is. Calling it again does nothing.
     public func stop() {
         listener.stop()
+        upstream?.stop()
     }
 }

@@ -155,6 +155,44 @@ struct HttpcServeTests {
         ]}
         """#
 
+    // MARK: Recording through the server
+
+    @Test func aServerWithAnUpstreamRecordsWhatItForwardsAndReplaysItAfterARestart() async throws {
+        let folder = try TemporaryFolder()
+        let api = StubRegistry("the real API", reporting: .disabled)
+        api.stub(.get, "/users/1").respond(.json(raw: #"{"id": 1}"#))
+        let apiServer = try StubServer(api)
+        let upstream = apiServer.baseURL.absoluteString
+        let recorder = try serve("--upstream", upstream, "--record", "api.json", in: folder.url)
+        #expect(recorder.firstLine.hasPrefix("serving \(upstream) (recorded to api.json, record mode once) on http://127.0.0.1:"))
+
+        let live = try await recorder.send("/users/1")
+        #expect(live.status == 200)
+        let recorded = try #require(recorder.nextLine())
+        #expect(recorded.hasPrefix("GET /users/1 -> 200 (recorded from \(upstream) as interaction 1 of "))
+        // Ctrl-C: the file is complete, as it was after the exchange.
+        kill(recorder.launched.process.processIdentifier, SIGINT)
+        #expect(recorder.launched.finish().status == 0)
+        let file = folder.url.appendingPathComponent("api.json")
+        #expect(try Cassette(contentsOf: file).interactions.count == 1)
+
+        // The upstream is gone: the recording answers.
+        apiServer.stop()
+        let replay = try serve("--upstream", upstream, "--record", "api.json", in: folder.url)
+        let replayed = try await replay.send("/users/1")
+        #expect(replayed.status == 200)
+        #expect(replayed.body == live.body)
+        #expect(try #require(replay.nextLine()).contains(": replayed interaction 1 of "))
+        #expect(api.requests.count == 1)
+    }
+
+    @Test func aRecordingThatCannotBeReadIsNamedAndNothingIsServed() throws {
+        let run = try httpc.run(["serve", "--upstream", "http://127.0.0.1:1", "--record", "missing.json", "--record-mode", "none"])
+        #expect(run.status == 3)
+        #expect(run.errors.contains("missing.json: the cassette cannot be read"))
+        #expect(run.output.isEmpty)
+    }
+
     // MARK: Stopping
 
     @Test("a signal stops the server, frees its port and exits 0", arguments: [SIGINT, SIGTERM])
@@ -173,15 +211,21 @@ struct HttpcServeTests {
     @Test(
         "bad arguments are usage errors (exit 2)",
         arguments: [
-            ([], "httpc serve needs a source: --fixtures DIR, --cassette FILE, --har FILE or --mocktails PATH"),
+            ([], "httpc serve needs a source: --fixtures DIR, --cassette FILE, --har FILE, --mocktails PATH or --upstream URL"),
             (["--fixtures"], "--fixtures needs a value"),
             (["--port", "http", "--fixtures", "F"], #"--port: "http" is not a port number (0 to 65535; 0 picks a free one)"#),
             (["--port", "70000", "--fixtures", "F"], #"--port: "70000" is not a port number (0 to 65535; 0 picks a free one)"#),
             (["--port", "1", "--port", "2", "--fixtures", "F"], "--port is given twice; give it once"),
-            (["--fixtures", "F", "--record-mode", "once"], "unknown option --record-mode for httpc serve"),
+            (["--fixtures", "F", "--record", "api.json"], "--record needs --upstream: it records what is forwarded there"),
+            (["--upstream", "http://127.0.0.1:1", "--record-mode", "once"], "--record-mode needs --record"),
+            (
+                ["--upstream", "http://127.0.0.1:1", "--record", "a.json", "--record-mode", "sometimes"],
+                #"--record-mode: "sometimes" is not one of none, once, new_episodes, all"#
+            ),
+            (["--upstream", "api.example.com"], #"--upstream: "api.example.com" is not an http or https URL"#),
             (
                 ["--fixtures", "F", "https://api.example.com"],
-                #"httpc serve takes no argument "https://api.example.com": name a source with --fixtures, --cassette, --har or --mocktails"#
+                #"httpc serve takes no argument "https://api.example.com": name a source with --fixtures, --cassette, --har, --mocktails or --upstream"#
             ),
         ])
     func badArgumentsAreUsageErrors(arguments: [String], message: String) throws {

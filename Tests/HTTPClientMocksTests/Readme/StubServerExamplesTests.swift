@@ -57,3 +57,23 @@ import Testing
     let (found, _) = try await session.data(from: server.baseURL.appendingPathComponent("search"))
     #expect(found == Data("[]".utf8))
 }
+
+@Test func theServerRecordsWhatItForwardsToTheUpstream() async throws {
+    let api = StubRegistry()  // stands in for the real API here
+    api.stub(.get, "/users/1").respond(.json(raw: #"{"id":1}"#))
+    let realAPI = try StubServer(api)
+    defer { realAPI.stop() }
+    let recording = FileManager.default.temporaryDirectory.appendingPathComponent("users-\(UUID()).har")
+    defer { try? FileManager.default.removeItem(at: recording) }
+
+    var configuration = StubServer.Configuration()
+    configuration.upstream = .init(realAPI.baseURL, recordingTo: recording, mode: .once)  // .har: written as HAR 1.2
+    configuration.log = { entry in print(entry) }  // GET /users/1 -> 200 (recorded from http://127.0.0.1:… as interaction 1 of …)
+    let server = try StubServer(StubRegistry(), configuration: configuration)
+    defer { server.stop() }
+
+    let (data, _) = try await URLSession(configuration: .ephemeral).data(from: server.baseURL.appendingPathComponent("users/1"))
+
+    #expect(data == Data(#"{"id":1}"#.utf8))
+    #expect(FileManager.default.fileExists(atPath: recording.path))
+}

@@ -1,57 +1,12 @@
 import Foundation
 import HTTPClient
 
-// HAR 1.2 (what browsers' developer tools and proxy apps export): only the fields a replay needs.
-private struct HAR: Decodable {
-    struct Log: Decodable {
-        var version: String?
-        var entries: [Entry]
-    }
-
-    struct Entry: Decodable {
-        var startedDateTime: String?
-        var time: Double?
-        var request: Request
-        var response: Response
-    }
-
-    struct Header: Decodable {
-        var name: String
-        var value: String
-    }
-
-    struct Request: Decodable {
-        var method: String
-        var url: String
-        var headers: [Header]?
-        var postData: PostData?
-    }
-
-    struct PostData: Decodable {
-        var mimeType: String?
-        var text: String?
-        var encoding: String?
-    }
-
-    struct Response: Decodable {
-        var status: Int
-        var headers: [Header]?
-        var content: Content?
-    }
-
-    struct Content: Decodable {
-        var text: String?
-        var encoding: String?
-    }
-
-    var log: Log
-}
-
 extension Cassette {
     /// Imports a HAR 1.2 archive, so a session captured in a browser or a proxy can be replayed.
     ///
     /// HTTP/2 pseudo-headers (`:authority`...) are dropped, and so are `Content-Encoding` and
-    /// `Content-Length`, because HAR stores bodies already decoded.
+    /// `Content-Length`, because HAR stores bodies already decoded. A `statusText` other than the
+    /// usual phrase of its status is kept, and written back by ``harData(redaction:)``.
     ///
     /// - Throws: ``CassetteError/invalidHAR(file:reason:)`` naming the file.
     public init(harContentsOf url: URL) throws(CassetteError) {
@@ -64,9 +19,9 @@ extension Cassette {
 
     /// Imports HAR 1.2 JSON; `file` names the source in errors.
     public init(harData data: Data, file: String) throws(CassetteError) {
-        let har: HAR
+        let har: HARArchive
         do {
-            har = try JSONDecoder().decode(HAR.self, from: data)
+            har = try JSONDecoder().decode(HARArchive.self, from: data)
         } catch {
             throw .invalidHAR(file: file, reason: "it has no log.entries with request and response (\(error))")
         }
@@ -80,12 +35,14 @@ extension Cassette {
                 entry.request.postData?.text, encoding: entry.request.postData?.encoding, entry: index, file: file)
             let responseBody = try Self.body(
                 entry.response.content?.text, encoding: entry.response.content?.encoding, entry: index, file: file)
+            let reasonPhrase = entry.response.statusText.flatMap { $0 == HTTPResponseWriter.reasonPhrase(for: status) ? nil : $0 }
             interactions.append(
                 Interaction(
                     request: Request(
                         method: entry.request.method.uppercased(), url: entry.request.url,
                         headers: Self.headers(entry.request.headers), body: requestBody),
-                    response: Response(status: status, headers: Self.headers(entry.response.headers), body: responseBody),
+                    response: Response(
+                        status: status, reasonPhrase: reasonPhrase, headers: Self.headers(entry.response.headers), body: responseBody),
                     duration: (entry.time ?? 0) / 1000,
                     recordedAt: entry.startedDateTime.flatMap(Timestamps.rfc3339) ?? Date(timeIntervalSince1970: 0)))
         }
@@ -93,7 +50,7 @@ extension Cassette {
         try validate(file: file)
     }
 
-    private static func headers(_ headers: [HAR.Header]?) -> [Header] {
+    private static func headers(_ headers: [HARArchive.Field]?) -> [Header] {
         (headers ?? []).filter { header in
             !header.name.hasPrefix(":") && !["content-encoding", "content-length"].contains(header.name.lowercased())
         }.map { Header(name: $0.name, value: $0.value) }

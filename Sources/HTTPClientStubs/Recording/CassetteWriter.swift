@@ -1,0 +1,47 @@
+import Foundation
+import HTTPClient
+
+/// A cassette file being recorded: each exchange is redacted, appended, and the whole file
+/// written again atomically (a temporary file renamed over it), so what is on disk is always a
+/// complete cassette. A recording stopped at any moment (Ctrl-C, a crash) keeps every exchange
+/// saved before it, and never half of one.
+///
+/// The file is a cassette, or a HAR 1.2 archive when its name ends in `.har`.
+final class CassetteWriter: Sendable {
+    let file: URL
+    let redaction: Redaction
+    private let recorded: Locked<Cassette>
+
+    /// A recording to `file` that starts from `cassette` (what the file held, or nothing).
+    init(file: URL, cassette: Cassette, redaction: Redaction) {
+        self.file = file
+        self.redaction = redaction
+        recorded = Locked(cassette)
+    }
+
+    /// The interactions loaded and recorded so far.
+    var cassette: Cassette { recorded.current }
+
+    /// Redacts `raw`, appends it and writes the file, refusing registered secrets and the values
+    /// the rules hid in this exchange wherever they still are.
+    ///
+    /// - Returns: The interaction as saved, and its place in the cassette (from 0).
+    /// - Throws: ``CassetteError``, and nothing is written, when a secret would be, or when the
+    ///   file cannot be written.
+    func save(_ raw: Cassette.Interaction) throws(CassetteError) -> (interaction: Cassette.Interaction, index: Int) {
+        let interaction = redaction.apply(to: raw)
+        let refused = redaction.scrubbing(raw)
+        let result = recorded.withLock { cassette -> Result<Int, CassetteError> in
+            var updated = cassette
+            updated.interactions.append(interaction)
+            do throws(CassetteError) {
+                try updated.write(to: file, refusing: refused)
+            } catch {
+                return .failure(error)
+            }
+            cassette = updated
+            return .success(updated.interactions.count - 1)
+        }
+        return (interaction, try result.get())
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import HTTPClient
+
+/// The session every ``StubServer`` of the process sends its forwarded requests on: one for the
+/// process, as a session per server or per request is slower and has crashed on teardown on
+/// Linux. Nothing waits for an answer: the session calls back. It follows no redirect (a 3xx
+/// goes back to the client), keeps no cookie and caches nothing: a forwarding server passes
+/// these on and leaves them to its client. A body is collected up to its transfer's limit;
+/// past it, the transfer is cancelled there.
+final class UpstreamSession: Sendable {
+    static let shared = UpstreamSession()
+
+    /// One transfer's body so far, and what to tell when it ends.
+    private struct Transfer: Sendable {
+        let limit: Int
+        let completion: @Sendable (Result<(HTTPURLResponse, Data), UpstreamError>) -> Void
+        var body = Data()
+        var failure: UpstreamError?
+    }
+
+    private let session: URLSession
+    private let transfers: Locked<[Int: Transfer]>
+
+    private init() {
+        let transfers = Locked<[Int: Transfer]>([:])
+        self.transfers = transfers
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: configuration, delegate: Delegate(transfers), delegateQueue: nil)
+    }
+
+    /// Sends `request`; `completion` gets the response and its whole body, or why there is none
+    /// (a body over `limit` bytes, a transfer that failed or was cancelled), once, on the
+    /// session's queue. Cancelling `cancellation` cancels the transfer.
+    func send(
+        _ request: URLRequest, limit: Int, cancellation: ExchangeCancellation,
+        completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), UpstreamError>) -> Void
+    ) {
+        guard !cancellation.isCancelled else {
+            return completion(
+                .failure(.unreachable(url: Redaction.standard.redacted(url: request.url?.absoluteString ?? ""), reason: "cancelled")))
+        }
+        let task = session.dataTask(with: request)
+        transfers.withLock { $0[task.taskIdentifier] = Transfer(limit: limit, completion: completion) }
+        task.resume()
+        // Registered once the task runs: a task cancelled before it is resumed is not one to resume.
+        cancellation.onCancel { task.cancel() }
+    }
+
+    /// Reads each transfer's body into `transfers`, within its limit, and ends it.
+    private final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
+        private let transfers: Locked<[Int: Transfer]>
+
+        init(_ transfers: Locked<[Int: Transfer]>) {
+            self.transfers = transfers
+        }
+
+        func urlSession(
+            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) {
+            // A length announced past the limit is refused before any of the body comes.
+            if response.expectedContentLength > 0, exceedsLimit(dataTask, bytes: response.expectedContentLength) {
+                dataTask.cancel()
+                completionHandler(.cancel)
+                return
+            }
+            completionHandler(.allow)
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            let exceeded = transfers.withLock { transfers -> Bool in
+                guard var transfer = transfers[dataTask.taskIdentifier], transfer.failure == nil else { return false }
+                transfers[dataTask.taskIdentifier] = nil
+                defer { transfers[dataTask.taskIdentifier] = transfer }
+                guard transfer.body.count + data.count <= transfer.limit else {
+                    transfer.failure = .bodyTooLarge(url: Self.url(of: dataTask), limit: transfer.limit)
+                    transfer.body = Data()
+                    return true
+                }
+                transfer.body.append(data)
+                return false
+            }
+            if exceeded { dataTask.cancel() }
+        }
+
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            // The client decides whether to follow: it gets the 3xx.
+            completionHandler(nil)
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+            if let failure = transfer.failure {
+                transfer.completion(.failure(failure))
+            } else if let error {
+                // On one line: it is the log's too.
+                let reason = ((error as? URLError).map(HTTPClientError.reason) ?? "\(error)").replacingOccurrences(of: "\n", with: " ")
+                transfer.completion(.failure(.unreachable(url: Self.url(of: task), reason: reason)))
+            } else if let response = task.response as? HTTPURLResponse {
+                transfer.completion(.success((response, transfer.body)))
+            } else {
+                transfer.completion(.failure(.unreachable(url: Self.url(of: task), reason: "the answer is not an HTTP response")))
+            }
+        }
+
+        /// Marks `task`'s transfer failed when `bytes` is past its limit.
+        private func exceedsLimit(_ task: URLSessionTask, bytes: Int64) -> Bool {
+            transfers.withLock { transfers in
+                guard var transfer = transfers[task.taskIdentifier], bytes > Int64(transfer.limit) else { return false }
+                transfer.failure = .bodyTooLarge(url: Self.url(of: task), limit: transfer.limit)
+                transfers[task.taskIdentifier] = transfer
+                return true
+            }
+        }
+
+        /// The URL `task` was sent to, its credentials hidden.
+        private static func url(of task: URLSessionTask) -> String {
+            Redaction.standard.redacted(url: task.originalRequest?.url?.absoluteString ?? "")
+        }
+    }
+}

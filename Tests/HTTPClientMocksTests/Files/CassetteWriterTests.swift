@@ -1,0 +1,79 @@
+import Foundation
+import HTTPClient
+import Testing
+
+@testable import HTTPClientStubs
+
+/// A recording in progress: the file on disk is a whole cassette after every exchange, so a
+/// recording stopped at any moment (Ctrl-C, a crash) leaves a file that reads.
+@Suite("Recording to a file")
+struct CassetteWriterTests {
+    let folder: TemporaryFolder
+    let file: URL
+
+    init() throws {
+        folder = try TemporaryFolder()
+        file = folder.url.appendingPathComponent("api.json")
+    }
+
+    static func exchange(_ path: String, body: String = "ok") -> Cassette.Interaction {
+        .init(request: .init(method: "GET", url: "https://api.example.com\(path)"), response: .init(status: 200, body: .text(body)))
+    }
+
+    @Test func everySavedExchangeLeavesACompleteCassette() throws {
+        let writer = CassetteWriter(file: file, cassette: Cassette(), redaction: .standard)
+        for number in 1...3 {
+            let saved = try writer.save(Self.exchange("/items/\(number)"))
+            #expect(saved.index == number - 1)
+            #expect(try Cassette(contentsOf: file).interactions.map(\.request.url).last == "https://api.example.com/items/\(number)")
+            #expect(try Cassette(contentsOf: file).interactions.count == number)
+        }
+    }
+
+    @Test func whatIsSavedIsRedacted() throws {
+        let writer = CassetteWriter(file: file, cassette: Cassette(), redaction: .standard)
+        let saved = try writer.save(Self.exchange("/me?api_key=k3y-value"))
+        #expect(saved.interaction.request.url == "https://api.example.com/me?api_key=\(Redaction.placeholder)")
+        #expect(!(try String(contentsOf: file, encoding: .utf8)).contains("k3y-value"))
+    }
+
+    @Test func aWriteStoppedHalfwayLeavesThePreviousFileWholeAndNoTemporaryFile() throws {
+        let writer = CassetteWriter(file: file, cassette: Cassette(), redaction: .standard)
+        _ = try writer.save(Self.exchange("/first"))
+        let before = try Data(contentsOf: file)
+        struct Interrupted: Error {}
+
+        // What a write does, stopped after half of the new file: the old one stays in place.
+        #expect(throws: Interrupted.self) {
+            try AtomicFile.write(to: file) { sink in
+                try sink(before.prefix(before.count / 2))
+                throw Interrupted()
+            }
+        }
+
+        #expect(try Data(contentsOf: file) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["api.json"])
+    }
+
+    @Test func anExchangeThatWouldWriteASecretIsRefusedAndTheFileKeepsWhatItHad() throws {
+        let writer = CassetteWriter(file: file, cassette: Cassette(), redaction: .standard.secret("s3cret"))
+        _ = try writer.save(Self.exchange("/first"))
+        let before = try Data(contentsOf: file)
+        var compressed = Self.exchange("/gz")
+        compressed.response.body = Cassette.Body(Data([0x1F, 0x8B, 0x08, 0x00]))
+
+        #expect(throws: CassetteError.self) { try writer.save(compressed) }
+
+        #expect(try Data(contentsOf: file) == before)
+        #expect(writer.cassette.interactions.count == 1)
+    }
+
+    @Test func aFileNamedHARIsRecordedAsHAR() throws {
+        let har = folder.url.appendingPathComponent("api.har")
+        let writer = CassetteWriter(file: har, cassette: Cassette(), redaction: .standard)
+        _ = try writer.save(Self.exchange("/first", body: "one"))
+        _ = try writer.save(Self.exchange("/second", body: "two"))
+        let read = try Cassette(harContentsOf: har)
+        #expect(read.interactions.map(\.response.body?.text) == ["one", "two"])
+    }
+}
