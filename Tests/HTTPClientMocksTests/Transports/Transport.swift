@@ -73,6 +73,13 @@ extension Transport {
         /// A reader of `chunks(for:)` slower than the body holds the sender back: at most a
         /// window (`ChunkStream.defaultWindow`) waits for it.
         case readerHoldsTheSenderBack
+        /// A stub that cannot answer (a `.file` that cannot be read) fails the request with the
+        /// typed error (`ResponseFileError`).
+        case failuresToAnswer
+        /// A request no stub matches fails with `UnmatchedRequestError`, the report inside.
+        case unmatchedRequests
+        /// A request that a pass-through lets through goes to the network.
+        case passThrough
     }
 
     /// One behaviour that one transport has otherwise, and why.
@@ -175,6 +182,26 @@ extension Transport {
                 corelibs cannot pause a data task (suspend() does not stop one on Linux), so it \
                 reads the socket as fast as the server writes: the stream keeps what the reader \
                 has not taken yet.
+                """),
+        DocumentedDifference(
+            behaviour: .failuresToAnswer, transport: .stubServer,
+            reason: """
+                A server cannot send an error value: a stub that cannot answer is answered 500, \
+                with the error (what is there instead of a file, or the system's reason) as a \
+                plain-text body.
+                """),
+        DocumentedDifference(
+            behaviour: .unmatchedRequests, transport: .stubServer,
+            reason: """
+                A server cannot send an error value: an unmatched request is answered 404 (the \
+                configuration's unmatchedStatus) with the report as a plain-text body. The report \
+                is the same, and it fails the test the same way.
+                """),
+        DocumentedDifference(
+            behaviour: .passThrough, transport: .stubServer,
+            reason: """
+                A server has no upstream to forward to: a request a pass-through lets through is \
+                answered 502, saying so.
                 """),
     ]
 
