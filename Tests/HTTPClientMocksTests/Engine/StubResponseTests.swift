@@ -92,6 +92,61 @@ struct StubResponseTests {
         #expect(error?.response?.text == #"{"error":"locked"}"#)
     }
 
+    /// `HTTPClient` joins the values whatever the transport; a `URLResponse` read directly
+    /// differs where the client keeps the lines apart (documented).
+    @Test(arguments: Transport.allCases)
+    func repeatedHeaderFieldsArriveAsOneFieldWithTheValuesJoined(_ transport: Transport) async throws {
+        var headers: HTTPHeaders = [:]
+        headers.add(name: "X-Tag", value: "a")
+        headers.add(name: "x-tag", value: "b")
+        stubs.stub(.get, "/tags").respond(.status(200, headers: headers))
+        #expect(try await client(transport).send(.get("tags")).headers["X-Tag"] == "a, b")
+        let (_, response) = try await transport.session(stubs).data(for: request("GET", "https://api.example.com/tags"))
+        let fields = try #require((response as? HTTPURLResponse)?.allHeaderFields as? [String: String])
+        let tags = fields.filter { $0.key.lowercased() == "x-tag" }
+        #expect(tags == (transport.differs(in: .repeatedHeaderFields) ? ["X-Tag": "a", "x-tag": "b"] : ["X-Tag": "a, b"]))
+    }
+
+    /// What a real server's answer tells a client before the body: how long it is (progress
+    /// reports it as `expectedBytes`).
+    @Test(arguments: Transport.allCases)
+    func anAnswerOfKnownLengthSaysHowLongItIs(_ transport: Transport) async throws {
+        stubs.stub(.get, "/text").respond(.text("abcd"))
+        let (chunks, response) = try await transport.session(stubs).chunks(for: request("GET", "https://api.example.com/text"))
+        for try await _ in chunks {}
+        withKnownIssue("drift: no Content-Length, so expectedContentLength is -1; the server sends Content-Length: 4") {
+            #expect(response.expectedContentLength == 4)
+        } when: {
+            transport != .stubServer
+        }
+    }
+
+    /// A response to HEAD has no body (RFC 9110 section 9.3.2), whatever the stub says.
+    @Test(arguments: Transport.allCases)
+    func aHeadRequestGetsTheHeadWithoutTheBody(_ transport: Transport) async throws {
+        stubs.stub(.head, "/report").respond(.text("body", headers: ["X-Pages": "3"]))
+        let response = try await client(transport).send(.init(method: .head, url: "report"))
+        #expect(response.headers["X-Pages"] == "3")
+        withKnownIssue("drift: the stub's body is delivered to a HEAD request; the server sends none") {
+            #expect(response.body.isEmpty)
+        } when: {
+            transport != .stubServer
+        }
+    }
+
+    /// A 204 or a 304 has no body (RFC 9110 sections 15.3.5 and 15.4.5), whatever the stub says.
+    @Test(arguments: Transport.allCases, [204, 304])
+    func aNoContentOrNotModifiedAnswerHasNoBody(_ transport: Transport, status: Int) async throws {
+        stubs.stub(.get, "/item").respond(.status(status, body: Data("stray".utf8)))
+        let (data, response) = try await transport.session(stubs).data(for: request("GET", "https://api.example.com/item"))
+        #expect(response.status == status)
+        withKnownIssue("drift: the stub's body is delivered with a \(status); the server sends none") {
+            #expect(data.isEmpty)
+        } when: {
+            transport != .stubServer
+        }
+    }
+
     /// Where an error's code cannot reach the client (documented), the request still fails with
     /// a `URLError`.
     @Test(

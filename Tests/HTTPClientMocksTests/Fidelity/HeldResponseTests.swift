@@ -53,6 +53,52 @@ struct HeldResponseTests {
     }
 
     @Test(arguments: Transport.allCases)
+    func aHeldStreamedAnswerStartsOnlyOnceReleased(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        let gate = HeldResponse()
+        stubs.stub(.get, "/feed").respond(.streamed([.text("one "), .pause(0.01), .text("two")]).held(by: gate))
+        let session = try transport.session(stubs, simulatesLatency: true)
+        let headArrived = Locked(false)
+        let load = Task {
+            let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/feed")))
+            headArrived.withLock { $0 = true }
+            var body = Data()
+            for try await chunk in chunks { body.append(chunk) }
+            return body
+        }
+        try await gate.waitUntilHolding()
+        #expect(!headArrived.current)
+        gate.release()
+        #expect(try await load.value == Data("one two".utf8))
+    }
+
+    /// The test decides when a held request ends, whatever its timeout; where the client keeps
+    /// its own clock (documented), it times out there instead.
+    @Test(arguments: Transport.allCases)
+    func aHeldRequestIgnoresTheTimeout(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        let gate = HeldResponse()
+        stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate))
+        var request = URLRequest(url: testURL("https://h/feed"))
+        request.timeoutInterval = 1
+        let session = try transport.session(stubs, simulatesLatency: true)
+        let load = Task { try await session.data(for: request) }
+        try await gate.waitUntilHolding()
+        if transport.differs(in: .heldRequestsIgnoreTimeouts) {
+            let error = await #expect(throws: URLError.self) { try await load.value }
+            #expect(error?.code == .timedOut)
+            #expect(await eventually { gate.heldRequests.isEmpty })
+            return
+        }
+        // Twice the timeout: one not ignored would have fired by now (a slow run can only make
+        // it later, and then this passes without having proved anything, never fails).
+        try await Task.sleep(for: .seconds(2))
+        #expect(gate.heldRequests.count == 1)
+        gate.release()
+        #expect(try await load.value.0 == Data("[]".utf8))
+    }
+
+    @Test(arguments: Transport.allCases)
     func aHeldRequestCancelledBeforeReleaseHasNoEffectWhenReleased(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         let gate = HeldResponse()

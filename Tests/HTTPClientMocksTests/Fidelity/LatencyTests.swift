@@ -20,6 +20,23 @@ struct LatencyTests {
         #expect(clock.now - start >= .milliseconds(300))
     }
 
+    /// The head waits for the latency, then each part for its pause.
+    @Test(arguments: Transport.allCases)
+    func aStreamedAnswerWaitsForItsLatencyThenItsPauses(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.streamed([.text("one "), .pause(0.2), .text("two")]).delayed(by: 0.3))
+        let session = try transport.session(stubs, simulatesLatency: true)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/feed")))
+        let head = clock.now - start
+        var body = Data()
+        for try await chunk in chunks { body.append(chunk) }
+        #expect(body == Data("one two".utf8))
+        #expect(head >= .milliseconds(300))
+        #expect(clock.now - start >= .milliseconds(500))
+    }
+
     @Test(arguments: Transport.allCases)
     func throughputSpreadsTheBodyOverTime(_ transport: Transport) async throws {
         let stubs = StubRegistry()

@@ -67,6 +67,31 @@ struct StreamedResponseTests {
         }
     }
 
+    /// A failure before any part still comes after the head: the answer began, then broke.
+    @Test(arguments: Transport.allCases)
+    func aFailureBeforeAnyPartComesAfterTheHead(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.streamed(headers: ["X-Feed": "1"], [.failure(URLError(.networkConnectionLost))]))
+        let (chunks, response) = try await transport.session(stubs).chunks(for: feed)
+        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Feed") == "1")
+        var received: [Data] = []
+        let error = await #expect(throws: URLError.self) {
+            for try await chunk in chunks { received.append(chunk) }
+        }
+        #expect(received.isEmpty)
+        if !transport.differs(in: .stubbedErrors) { #expect(error?.code == .networkConnectionLost) }
+    }
+
+    /// The head does not wait for a pause that opens the body: the reader has the response while
+    /// the first part is still to come (an hour later; the test never waits for it).
+    @Test(.timeLimit(.minutes(1)), arguments: Transport.allCases)
+    func aPauseBeforeTheFirstPartComesAfterTheHead(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/feed").respond(.streamed(headers: ["X-Feed": "1"], [.pause(3600), .text("an hour later")]))
+        let (_, response) = try await transport.session(stubs, simulatesLatency: true).chunks(for: feed)
+        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Feed") == "1")
+    }
+
     @Test(arguments: Transport.allCases)
     func serverSentEventsStubbedAreTheEventsParsed(_ transport: Transport) async throws {
         let stubs = StubRegistry()

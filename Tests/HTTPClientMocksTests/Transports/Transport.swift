@@ -80,6 +80,11 @@ extension Transport {
         case unmatchedRequests
         /// A request that a pass-through lets through goes to the network.
         case passThrough
+        /// A field a stub repeats (`X-Tag: a`, `x-tag: b`) arrives as one, its values joined
+        /// (`a, b`), as Apple's URLSession joins repeated lines.
+        case repeatedHeaderFields
+        /// A held request waits for the test whatever its timeout.
+        case heldRequestsIgnoreTimeouts
     }
 
     /// One behaviour that one transport has otherwise, and why.
@@ -202,6 +207,20 @@ extension Transport {
             reason: """
                 A server has no upstream to forward to: a request a pass-through lets through is \
                 answered 502, saying so.
+                """),
+        DocumentedDifference(
+            behaviour: .repeatedHeaderFields, transport: .stubServer,
+            reason: """
+                The server writes each value of a repeated field on a line of its own, as HTTP \
+                does; corelibs' client keeps each line under its own spelling (`X-Tag: a`, \
+                `x-tag: b`), and value(forHTTPHeaderField:) gives one of them. Apple's joins them, \
+                as HTTPClient's headers do on every transport.
+                """),
+        DocumentedDifference(
+            behaviour: .heldRequestsIgnoreTimeouts, transport: .stubServer,
+            reason: """
+                The client keeps its own clock: a held answer that outlasts the request's timeout \
+                times out there, and the server lets the exchange go when the connection closes.
                 """),
     ]
 
