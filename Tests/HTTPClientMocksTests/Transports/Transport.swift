@@ -45,7 +45,7 @@ enum Transport: String, CaseIterable, CustomTestStringConvertible, Sendable {
 extension Transport {
     /// A behaviour that a transport has otherwise than the others, on purpose or because its
     /// platform allows nothing else.
-    enum Behaviour: String, Sendable {
+    enum Behaviour: String, CaseIterable, Sendable {
         /// A 3xx answer is followed: each hop a recorded request, the last answer delivered.
         case redirects
         /// `Set-Cookie` is stored in the configuration's cookie storage, and stored cookies are sent.
