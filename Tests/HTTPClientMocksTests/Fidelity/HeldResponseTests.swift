@@ -116,6 +116,28 @@ struct HeldResponseTests {
         #expect(configuration.httpCookieStorage?.cookies?.isEmpty == true)
     }
 
+    /// A request cancelled while held is not delivered: not when it is cancelled, and not when
+    /// the gate opens later.
+    @Test(arguments: Transport.allCases)
+    func aHeldRequestCancelledBeforeReleaseIsNeverDelivered(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        let gate = HeldResponse()
+        let delivered = Locked(0)
+        stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate)).onDelivery { _ in delivered.withLock { $0 += 1 } }
+        let session = try transport.session(stubs)
+        let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
+        try await gate.waitUntilHolding()
+        load.cancel()
+        _ = try? await load.value
+        if transport.differs(in: .cancellation) { #expect(await eventually { gate.heldRequests.isEmpty }) }
+        gate.release()
+        withKnownIssue("drift: the URLProtocol counts a request cancelled while held as delivered, as soon as it is cancelled") {
+            #expect(delivered.current == 0)
+        } when: {
+            transport == .urlProtocol
+        }
+    }
+
     @Test(arguments: Transport.allCases)
     func aHeldRequestCancelledBeforeReleaseLeavesTheHeldList(_ transport: Transport) async throws {
         let failures = CollectedFailures()
@@ -232,7 +254,7 @@ struct HeldResponseTests {
         let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/feed")))
         var iterator = chunks.makeAsyncIterator()
         #expect(try await iterator.next() == Data("one".utf8))
-        withKnownIssue("drift: MockURLSession's chunks(for:) counts a streamed response as delivered when it hands over the head") {
+        withKnownIssue("drift: MockURLSession's chunks(for:) counts a streamed or throttled answer as delivered at its head") {
             #expect(delivered.current == 0)
         } when: {
             transport == .mockSession

@@ -137,8 +137,8 @@ extension Transport {
             behaviour: .subSecondTimeouts, transport: .stubServer,
             reason: """
                 A server has no timeout to apply: the client keeps the clock, and corelibs truncates \
-                a timeout to whole seconds, so one under a second times out at once. (Idle, as the \
-                stubs' timeout is, in whole seconds.)
+                a timeout to whole seconds, so one under a second times out at once. In whole \
+                seconds it counts idle time, as the stubs' timeout does.
                 """),
         DocumentedDifference(
             behaviour: .stubbedErrors, transport: .stubServer,
@@ -224,13 +224,10 @@ extension Transport {
                 """),
     ]
 
-    /// The documented difference of this transport in `behaviour`, if it has one.
-    func difference(in behaviour: Behaviour) -> DocumentedDifference? {
-        Self.documentedDifferences.first { $0.transport == self && $0.behaviour == behaviour }
-    }
-
     /// Whether this transport has `behaviour` otherwise than the others, as ``documentedDifferences`` says.
-    func differs(in behaviour: Behaviour) -> Bool { difference(in: behaviour) != nil }
+    func differs(in behaviour: Behaviour) -> Bool {
+        Self.documentedDifferences.contains { $0.transport == self && $0.behaviour == behaviour }
+    }
 }
 
 extension URLResponse {
