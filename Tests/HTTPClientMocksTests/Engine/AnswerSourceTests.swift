@@ -6,28 +6,31 @@ import Testing
 /// Each request a stub answered says where its answer came from.
 @Suite("Answer sources")
 struct AnswerSourceTests {
-    @Test func aStubsOwnResponsesAreTheSourceOfItsAnswers() async throws {
+    @Test(arguments: Transport.allCases)
+    func aStubsOwnResponsesAreTheSourceOfItsAnswers(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         let users = stubs.stub(.get, "/users").respond(.text("[]"))
-        _ = try await MockURLSession(stubs: stubs).data(for: request("GET", "https://h/users"))
+        _ = try await transport.session(stubs).data(for: request("GET", "https://h/users"))
         #expect(users.calls.map(\.answerSource) == [.stub])
     }
 
-    @Test func aStubWhoseResponseIsAFileIsStillTheSourceOfItsAnswer() async throws {
+    @Test(arguments: Transport.allCases)
+    func aStubWhoseResponseIsAFileIsStillTheSourceOfItsAnswer(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         let folder = try TemporaryFolder()
         let file = folder.url.appendingPathComponent("users.json")
         try Data("[]".utf8).write(to: file)
         let users = stubs.stub(.get, "/users").respond(.file(file))
-        let (body, _) = try await MockURLSession(stubs: stubs).data(for: request("GET", "https://h/users"))
+        let (body, _) = try await transport.session(stubs).data(for: request("GET", "https://h/users"))
         #expect(body == Data("[]".utf8))
         #expect(users.calls.map(\.answerSource) == [.stub])
     }
 
-    @Test func theRegistrysLogSaysWhereEachAnswerCameFrom() async throws {
+    @Test(arguments: Transport.allCases)
+    func theRegistrysLogSaysWhereEachAnswerCameFrom(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         stubs.stub(.get, "/users").respond(.text("[]"))
-        _ = try await MockURLSession(stubs: stubs).data(for: request("GET", "https://h/users"))
+        _ = try await transport.session(stubs).data(for: request("GET", "https://h/users"))
         #expect(stubs.requests.map(\.answerSource) == [.stub])
     }
 
@@ -47,9 +50,10 @@ struct AnswerSourceTests {
         #expect(session.requests.map(\.answerSource) == [.passThrough])
     }
 
-    @Test func anUnmatchedRequestIsLoggedWithoutASource() async throws {
+    @Test(arguments: Transport.allCases)
+    func anUnmatchedRequestIsLoggedWithoutASource(_ transport: Transport) async throws {
         let stubs = StubRegistry(reporting: .disabled)
-        _ = try? await MockURLSession(stubs: stubs).data(for: request("GET", "https://h/users"))
+        _ = try? await transport.session(stubs).data(for: request("GET", "https://h/users"))
         #expect(stubs.requests.map(\.answerSource) == [nil])
     }
 }

@@ -3,8 +3,8 @@ import HTTPClient
 import HTTPClientMocks
 import Testing
 
-/// 128 cases run in parallel (Swift Testing's default), each with its own registry and both
-/// transports: each sees only its own stub, and each miss names its own registry.
+/// 128 cases run in parallel (Swift Testing's default), each with its own registry and every
+/// transport: each sees only its own stub, and each miss names its own registry.
 @Suite("Registry isolation")
 struct IsolationTests {
     @Test("parallel tests never see each other's stubs", arguments: 0..<128)
@@ -12,21 +12,20 @@ struct IsolationTests {
         let stubs = StubRegistry("case \(index)", reporting: .disabled)
         stubs.stub(.get, "/whoami").respond(.text("case \(index)"))
         stubs.stub(.get, "/only/\(index)").respond(.text("mine"))
-        let viaMock = HTTPClient(session: MockURLSession(stubs: stubs))
-        let viaProtocol = HTTPClient(session: stubs.makeURLSession())
         let other = (index + 1) % 128
 
-        for client in [viaMock, viaProtocol] {
+        for transport in Transport.allCases {
+            let client = HTTPClient(session: try transport.session(stubs))
             #expect(try await client.get(testURL("https://h/whoami")).text == "case \(index)")
             #expect(try await client.get(testURL("https://h/only/\(index)")).text == "mine")
             await #expect(throws: HTTPClientError.self) { try await client.get(testURL("https://h/only/\(other)")) }
         }
 
-        #expect(stubs.requests.count == 6)
-        #expect(stubs.unmatchedRequests.count == 2)
+        #expect(stubs.requests.count == 3 * Transport.allCases.count)
+        #expect(stubs.unmatchedRequests.count == Transport.allCases.count)
         #expect(stubs.unmatchedRequests.allSatisfy { $0.registryName == "case \(index)" })
         #expect(stubs.unmatchedRequests.allSatisfy { $0.description.hasPrefix("Unmatched request in \"case \(index)\"") })
-        #expect(stubs.stubs.allSatisfy { $0.callCount == 2 })
+        #expect(stubs.stubs.allSatisfy { $0.callCount == Transport.allCases.count })
     }
 }
 

@@ -6,11 +6,12 @@ import Testing
 /// A registry behind a long-running server keeps a bounded log; what verification counts stays exact.
 @Suite("The request log keeps the latest requests")
 struct RequestRetentionTests {
-    @Test func theLogAndTheCallsKeepTheLatestAndTheCountsStayExact() async throws {
+    @Test(arguments: Transport.allCases)
+    func theLogAndTheCallsKeepTheLatestAndTheCountsStayExact(_ transport: Transport) async throws {
         let stubs = StubRegistry(reporting: .disabled)
         stubs.retainedRequests = 10
         let items = stubs.stub(.get, "/items/{id}").respond(.status(204))
-        let session = MockURLSession(stubs: stubs)
+        let session = try transport.session(stubs)
 
         for index in 0..<100 {
             _ = try await session.data(for: URLRequest(url: try #require(URL(string: "https://h/items/\(index)"))))
@@ -25,11 +26,12 @@ struct RequestRetentionTests {
         #expect(stubs.verify(items, requested: .exactly(100)))
     }
 
-    @Test func aStubsTimesLimitCountsTheCallsLetGo() async throws {
+    @Test(arguments: Transport.allCases)
+    func aStubsTimesLimitCountsTheCallsLetGo(_ transport: Transport) async throws {
         let stubs = StubRegistry(reporting: .disabled)
         stubs.retainedRequests = 1
         stubs.stub(.get, "/once-a-while").respond(.status(200)).times(50)
-        let session = MockURLSession(stubs: stubs)
+        let session = try transport.session(stubs)
         var statuses: [Int] = []
         for _ in 0..<51 {
             let result = try? await session.data(for: URLRequest(url: try #require(URL(string: "https://h/once-a-while"))))

@@ -8,13 +8,19 @@ import Testing
 @Suite("Stub responses and sequences")
 struct StubResponseTests {
     let stubs = StubRegistry(reporting: .disabled)
-    var client: HTTPClient { HTTPClient(session: MockURLSession(stubs: stubs), baseURL: testURL("https://api.example.com")) }
 
-    @Test func answersWithStatusHeadersAndBodyFromDataStringAndJSON() async throws {
+    /// A client of `stubs` through `transport`.
+    func client(_ transport: Transport) throws -> HTTPClient {
+        HTTPClient(session: try transport.session(stubs), baseURL: testURL("https://api.example.com"))
+    }
+
+    @Test(arguments: Transport.allCases)
+    func answersWithStatusHeadersAndBodyFromDataStringAndJSON(_ transport: Transport) async throws {
         struct User: Codable, Equatable, Sendable { let id: Int }
         stubs.stub(.get, "/data").respond(.status(201, headers: ["ETag": "v7"], body: Data([0, 1, 2])))
         stubs.stub(.get, "/text").respond(.text("hello"))
         stubs.stub(.get, "/json").respond(try .json(User(id: 3)))
+        let client = try client(transport)
         let data = try await client.send(.get("data"))
         #expect(data.statusCode == 201)
         #expect(data.headers["etag"] == "v7")
@@ -23,70 +29,162 @@ struct StubResponseTests {
         #expect(try await client.send(HTTPClient.Request<User>.get("json")).value == User(id: 3))
     }
 
-    @Test func answersWithAFileReadWhenTheRequestArrives() async throws {
+    /// Where a stub's failure to answer arrives as an answer (documented), it is a 500 whose body
+    /// says what went wrong.
+    @Test(arguments: Transport.allCases)
+    func answersWithAFileReadWhenTheRequestArrives(_ transport: Transport) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("stub-\(UUID().uuidString).json")
         try Data(#"{"from":"file"}"#.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         stubs.stub(.get, "/file").respond(.file(file, headers: ["Content-Type": "application/json"]))
         stubs.stub(.get, "/missing").respond(.file(file.appendingPathExtension("nope")))
+        let client = try client(transport)
         #expect(try await client.send(.get("file")).text == #"{"from":"file"}"#)
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("missing")) }
-        #expect(
-            error?.underlyingError as? ResponseFileError
-                == .unreadable(file: file.appendingPathExtension("nope").path, reason: "No such file or directory"))
-        #expect(error?.description.contains("cannot be read (No such file or directory)") == true)
+        if transport.differs(in: .failuresToAnswer) {
+            #expect(error?.response?.statusCode == 500)
+            #expect(error?.response?.text?.contains("cannot be read (No such file or directory)") == true)
+        } else {
+            #expect(
+                error?.underlyingError as? ResponseFileError
+                    == .unreadable(file: file.appendingPathExtension("nope").path, reason: "No such file or directory"))
+            #expect(error?.description.contains("cannot be read (No such file or directory)") == true)
+        }
     }
 
-    @Test func aFileResponseWhoseFileIsAFIFOFailsAtOnceWithoutWaitingForAWriter() async throws {
+    @Test(arguments: Transport.allCases)
+    func aFileResponseWhoseFileIsAFIFOFailsAtOnceWithoutWaitingForAWriter(_ transport: Transport) async throws {
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("stub-\(UUID().uuidString).pipe")
         #expect(mkfifo(fifo.path, 0o600) == 0)
         defer { try? FileManager.default.removeItem(at: fifo) }
         stubs.stub(.get, "/pipe").respond(.file(fifo))
+        let client = try client(transport)
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("pipe")) }
-        #expect(
-            error?.underlyingError as? ResponseFileError
-                == .unreadable(file: fifo.path, reason: "it is a FIFO (named pipe), not a regular file"))
+        let reason = "it is a FIFO (named pipe), not a regular file"
+        if transport.differs(in: .failuresToAnswer) {
+            #expect(error?.response?.statusCode == 500)
+            #expect(error?.response?.text?.contains(reason) == true)
+        } else {
+            #expect(error?.underlyingError as? ResponseFileError == .unreadable(file: fifo.path, reason: reason))
+        }
     }
 
-    @Test func aFileResponseGivenAnHTTPURLFailsWithoutDownloadingIt() async throws {
+    @Test(arguments: Transport.allCases)
+    func aFileResponseGivenAnHTTPURLFailsWithoutDownloadingIt(_ transport: Transport) async throws {
         stubs.stub(.get, "/file").respond(.file(testURL("http://127.0.0.1:1/data.json")))
+        let client = try client(transport)
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("file")) }
-        #expect(error?.underlyingError as? ResponseFileError == .notAFileURL("http://127.0.0.1:1/data.json"))
-        #expect(error?.description.contains("http://127.0.0.1:1/data.json: not a file URL") == true)
+        if transport.differs(in: .failuresToAnswer) {
+            #expect(error?.response?.statusCode == 500)
+            #expect(error?.response?.text?.contains("http://127.0.0.1:1/data.json: not a file URL") == true)
+        } else {
+            #expect(error?.underlyingError as? ResponseFileError == .notAFileURL("http://127.0.0.1:1/data.json"))
+            #expect(error?.description.contains("http://127.0.0.1:1/data.json: not a file URL") == true)
+        }
     }
 
+    @Test(arguments: Transport.allCases)
+    func anErrorStatusKeepsItsBody(_ transport: Transport) async throws {
+        stubs.stub(.delete, "/items/1").respond(.json(raw: #"{"error":"locked"}"#, status: 423))
+        let client = try client(transport)
+        let error = await #expect(throws: HTTPClientError.self) { try await client.send(.delete("items/1")) }
+        #expect(error?.response?.statusCode == 423)
+        #expect(error?.response?.text == #"{"error":"locked"}"#)
+    }
+
+    /// `HTTPClient` joins the values whatever the transport; a `URLResponse` read directly
+    /// differs where the client keeps the lines apart (documented).
+    @Test(arguments: Transport.allCases)
+    func repeatedHeaderFieldsArriveAsOneFieldWithTheValuesJoined(_ transport: Transport) async throws {
+        var headers: HTTPHeaders = [:]
+        headers.add(name: "X-Tag", value: "a")
+        headers.add(name: "x-tag", value: "b")
+        stubs.stub(.get, "/tags").respond(.status(200, headers: headers))
+        #expect(try await client(transport).send(.get("tags")).headers["X-Tag"] == "a, b")
+        let (_, response) = try await transport.session(stubs).data(for: request("GET", "https://api.example.com/tags"))
+        let fields = try #require((response as? HTTPURLResponse)?.allHeaderFields as? [String: String])
+        let tags = fields.filter { $0.key.lowercased() == "x-tag" }
+        #expect(tags == (transport.differs(in: .repeatedHeaderFields) ? ["X-Tag": "a", "x-tag": "b"] : ["X-Tag": "a, b"]))
+    }
+
+    /// What a real server's answer tells a client before the body: how long it is (progress
+    /// reports it as `expectedBytes`).
+    @Test(arguments: Transport.allCases)
+    func anAnswerOfKnownLengthSaysHowLongItIs(_ transport: Transport) async throws {
+        stubs.stub(.get, "/text").respond(.text("abcd"))
+        let (chunks, response) = try await transport.session(stubs).chunks(for: request("GET", "https://api.example.com/text"))
+        for try await _ in chunks {}
+        withKnownIssue("drift: no Content-Length, so expectedContentLength is -1; the server sends Content-Length: 4") {
+            #expect(response.expectedContentLength == 4)
+        } when: {
+            transport != .stubServer
+        }
+    }
+
+    /// A response to HEAD has no body (RFC 9110 section 9.3.2), whatever the stub says.
+    @Test(arguments: Transport.allCases)
+    func aHeadRequestGetsTheHeadWithoutTheBody(_ transport: Transport) async throws {
+        stubs.stub(.head, "/report").respond(.text("body", headers: ["X-Pages": "3"]))
+        let response = try await client(transport).send(.init(method: .head, url: "report"))
+        #expect(response.headers["X-Pages"] == "3")
+        withKnownIssue("drift: the stub's body is delivered to a HEAD request; the server sends none") {
+            #expect(response.body.isEmpty)
+        } when: {
+            transport != .stubServer
+        }
+    }
+
+    /// A 204 or a 304 has no body (RFC 9110 sections 15.3.5 and 15.4.5), whatever the stub says.
+    @Test(arguments: Transport.allCases, [204, 304])
+    func aNoContentOrNotModifiedAnswerHasNoBody(_ transport: Transport, status: Int) async throws {
+        stubs.stub(.get, "/item").respond(.status(status, body: Data("stray".utf8)))
+        let (data, response) = try await transport.session(stubs).data(for: request("GET", "https://api.example.com/item"))
+        #expect(response.status == status)
+        withKnownIssue("drift: the stub's body is delivered with a \(status); the server sends none") {
+            #expect(data.isEmpty)
+        } when: {
+            transport != .stubServer
+        }
+    }
+
+    /// Where an error's code cannot reach the client (documented), the request still fails with
+    /// a `URLError`.
     @Test(
         "transport errors are delivered as URLErrors",
-        arguments: [
-            URLError.Code.timedOut, .notConnectedToInternet, .networkConnectionLost,
-        ])
-    func transportErrors(code: URLError.Code) async {
+        arguments: Transport.allCases, [URLError.Code.timedOut, .notConnectedToInternet, .networkConnectionLost])
+    func transportErrors(_ transport: Transport, code: URLError.Code) async throws {
         stubs.stub(.get, "/down").respond(.error(URLError(code)))
+        let client = try client(transport)
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(.get("down")) }
-        #expect(error?.urlError?.code == code)
+        #expect(error?.urlError != nil)
+        if !transport.differs(in: .stubbedErrors) { #expect(error?.urlError?.code == code) }
     }
 
-    @Test func computedResponsesSeeCapturesQueryAndBody() async throws {
+    @Test(arguments: Transport.allCases)
+    func computedResponsesSeeCapturesQueryAndBody(_ transport: Transport) async throws {
         stubs.stub(.post, "/users/{id}/notes").respond(
             .computed { request in
                 .text("\(request.pathParameters["id"] ?? "?") \(request.queryItems.first?.value ?? "") \(request.text ?? "")")
             })
-        let response = try await client.send(
+        let response = try await client(transport).send(
             .init(
                 method: .post, url: "users/7/notes", query: [URLQueryItem(name: "q", value: "x")],
                 body: .text("body")))
         #expect(response.text == "7 x body")
     }
 
-    @Test func echoReturnsTheRequestBodyAndType() async throws {
+    @Test(arguments: Transport.allCases)
+    func echoReturnsTheRequestBodyAndType(_ transport: Transport) async throws {
         stubs.stub(.put, "/echo").respond(.echo)
-        let response = try await client.send(.init(method: .put, url: "echo", body: .json(["k": "v"])))
+        let response = try await client(transport).send(.init(method: .put, url: "echo", body: .json(["k": "v"])))
         #expect(response.text == #"{"k":"v"}"#)
         #expect(response.headers["Content-Type"] == "application/json")
     }
 
-    @Test func failTwiceThenSucceedThenRepeatTheLast() async throws {
+    @Test(arguments: Transport.allCases)
+    func failTwiceThenSucceedThenRepeatTheLast(_ transport: Transport) async throws {
         let flaky = stubs.stub(.get, "/status").respond(.status(503), .status(503), .text("ok"))
+        let client = try client(transport)
         var statuses: [Int] = []
         for _ in 0..<4 {
             do { statuses.append(try await client.send(.get("status")).statusCode) } catch {

@@ -1,8 +1,9 @@
 import Foundation
-import HTTPClient
 import HTTPClientMocks
 @_spi(Engine) import HTTPClientStubs
 import Testing
+
+@testable import HTTPClient
 
 @Suite("Unmatched requests")
 struct UnmatchedRequestTests {
@@ -88,6 +89,43 @@ struct UnmatchedRequestTests {
         let report = try #require(stubs.unmatchedRequests.first)
         #expect(clientError.current?.description.hasSuffix(report.description) == true)
         #expect(stubs.unmatchedRequests.count == 1)
+    }
+
+    /// Where a miss cannot reach the client as an error (documented), it is an answer whose
+    /// body is the report.
+    @Test(arguments: Transport.allCases)
+    func anUnmatchedRequestFailsWithTheReportAndNeverReachesTheNetwork(_ transport: Transport) async throws {
+        let failures = CollectedFailures()
+        let stubs = StubRegistry("transport registry", reporting: failures.reporting)
+        stubs.stub(.get, "/known").allowingUnused()
+        let client = HTTPClient(session: try transport.session(stubs))
+        let error = await #expect(throws: HTTPClientError.self) { try await client.get(testURL("https://unreachable.invalid/unknown")) }
+        #expect(error?.urlError?.code != .cannotFindHost)
+        let clientSees = transport.differs(in: .unmatchedRequests) ? error?.response?.text : error?.description
+        #expect(error?.response?.statusCode == (transport.differs(in: .unmatchedRequests) ? 404 : nil))
+        #expect(clientSees?.contains("Unmatched request in \"transport registry\"") == true)
+        #expect(clientSees?.contains("path /unknown != /known") == true)
+        #expect(failures.all.count == 1)
+        #expect(failures.all.first?.contains("path /unknown != /known") == true)
+        #expect(stubs.unmatchedRequests.count == 1)
+    }
+
+    /// Where there is no network to pass through to (documented), the answer says so.
+    @Test(arguments: Transport.allCases)
+    func passThroughHostsReachTheRealNetwork(_ transport: Transport) async throws {
+        let failures = CollectedFailures()
+        let stubs = StubRegistry(passthroughHosts: ["127.0.0.1"], reporting: failures.reporting)
+        // Port 9 (discard) on loopback is closed here: a connection refusal proves the request
+        // left the stub engine for the real loading path.
+        let client = HTTPClient(session: try transport.session(stubs))
+        let error = await #expect(throws: HTTPClientError.self) { try await client.get(testURL("http://127.0.0.1:9/")) }
+        if transport.differs(in: .passThrough) {
+            #expect(error?.response?.statusCode == 502)
+            #expect(error?.response?.text?.contains("no upstream") == true)
+        } else {
+            #expect(error?.urlError?.code == .cannotConnectToHost)
+        }
+        #expect(failures.all.isEmpty)
     }
 
     @Test func withNoStubsTheReportSaysSo() {

@@ -9,11 +9,23 @@ struct VerificationTests {
     let failures = CollectedFailures()
     var stubs: StubRegistry { StubRegistry("orders", reporting: failures.reporting) }
 
-    @Test func callCountsAndCapturedRequestsWithDecodedBodies() throws {
+    /// Sends each request through `transport` to `stubs`, one after the other.
+    private func send(_ requests: [URLRequest], through transport: Transport, to stubs: StubRegistry) async throws {
+        let session = try transport.session(stubs)
+        for request in requests { _ = try await session.data(for: request) }
+    }
+
+    /// Bodies are recorded whether they come as `httpBody` or as a stream (which a real session
+    /// sends chunked).
+    @Test(arguments: Transport.allCases)
+    func callCountsAndCapturedRequestsWithDecodedBodies(_ transport: Transport) async throws {
         let stubs = self.stubs
         let create = stubs.stub(.post, "/orders/{shop}").respond(.status(201))
-        _ = stubs.resolve(request("POST", "https://h/orders/berlin", body: Data(#"{"item":"tea"}"#.utf8), streamed: true))
-        _ = stubs.resolve(request("POST", "https://h/orders/paris", body: Data(#"{"item":"cake"}"#.utf8)))
+        try await send(
+            [
+                request("POST", "https://h/orders/berlin", body: Data(#"{"item":"tea"}"#.utf8), streamed: true),
+                request("POST", "https://h/orders/paris", body: Data(#"{"item":"cake"}"#.utf8)),
+            ], through: transport, to: stubs)
         #expect(create.callCount == 2)
         #expect(create.calls.map { $0.pathParameters["shop"] } == ["berlin", "paris"])
         #expect(create.calls.map { $0.json } == [.object(["item": .string("tea")]), .object(["item": .string("cake")])])
@@ -58,23 +70,23 @@ struct VerificationTests {
         #expect(collected.current.first?.message.isEmpty == false)
     }
 
-    @Test func requestsMatchingAMatcherAreCountedWhetherStubbedOrNot() {
+    @Test(arguments: Transport.allCases)
+    func requestsMatchingAMatcherAreCountedWhetherStubbedOrNot(_ transport: Transport) async throws {
         let stubs = self.stubs
         stubs.stub(.get, .prefix("/")).respond(.status(200))
-        _ = stubs.resolve(request("GET", "https://h/a?page=1"))
-        _ = stubs.resolve(request("GET", "https://h/b?page=1"))
+        try await send([request("GET", "https://h/a?page=1"), request("GET", "https://h/b?page=1")], through: transport, to: stubs)
         #expect(stubs.verify(requestsMatching: .query(["page": "1"]), count: .exactly(2)))
         #expect(!stubs.verify(requestsMatching: .path("/c"), count: .exactly(1)))
         #expect(failures.all.first?.hasPrefix("Expected path /c to be requested exactly 1 time, but it was requested 0 times.") == true)
     }
 
-    @Test func requestOrder() {
+    @Test(arguments: Transport.allCases)
+    func requestOrder(_ transport: Transport) async throws {
         let stubs = self.stubs
         let login = stubs.stub(.post, "/login")
         let fetch = stubs.stub(.get, "/me")
         let never = stubs.stub(.get, "/never")
-        _ = stubs.resolve(request("POST", "https://h/login"))
-        _ = stubs.resolve(request("GET", "https://h/me"))
+        try await send([request("POST", "https://h/login"), request("GET", "https://h/me")], through: transport, to: stubs)
         #expect(stubs.verifyOrder(login, fetch))
         #expect(!stubs.verifyOrder(fetch, login))
         #expect(!stubs.verifyOrder(login, never))

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPClient
 import HTTPClientMocks
-@_spi(Engine) import HTTPClientStubs
 import Testing
+
+@_spi(Engine) @testable import HTTPClientStubs
 
 @Suite("Held responses and waiting for requests")
 struct HeldResponseTests {
@@ -21,12 +22,12 @@ struct HeldResponseTests {
         #expect(feed.heldRequests.isEmpty)
     }
 
-    @Test(arguments: StubTransport.allCases)
-    func aTestCanLookAtTheLoadingStateThenRelease(_ transport: StubTransport) async throws {
+    @Test(arguments: Transport.allCases)
+    func aTestCanLookAtTheLoadingStateThenRelease(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         let feed = HeldResponse("feed")
         let stub = stubs.stub(.get, "/feed").respond(.text("[]").held(by: feed))
-        let session = transport.session(stubs)
+        let session = try transport.session(stubs)
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
         try await feed.waitUntilHolding()
         #expect(stub.callCount == 1)
@@ -37,27 +38,74 @@ struct HeldResponseTests {
         try await stub.waitForDeliveries()
     }
 
-    @Test(arguments: StubTransport.allCases)
-    func aHeldResponseCanBeFailedInstead(_ transport: StubTransport) async throws {
+    /// Where a stubbed error cannot reach the client as it is (documented), the request still fails.
+    @Test(arguments: Transport.allCases)
+    func aHeldResponseCanBeFailedInstead(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         let gate = HeldResponse()
         stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate))
-        let session = transport.session(stubs)
+        let session = try transport.session(stubs)
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
         try await gate.waitUntilHolding()
         gate.fail(with: URLError(.networkConnectionLost))
         let error = await #expect(throws: URLError.self) { try await load.value }
-        #expect(error?.code == .networkConnectionLost)
+        if !transport.differs(in: .stubbedErrors) { #expect(error?.code == .networkConnectionLost) }
     }
 
-    @Test(arguments: StubTransport.allCases)
-    func aHeldRequestCancelledBeforeReleaseHasNoEffectWhenReleased(_ transport: StubTransport) async throws {
+    @Test(arguments: Transport.allCases)
+    func aHeldStreamedAnswerStartsOnlyOnceReleased(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        let gate = HeldResponse()
+        stubs.stub(.get, "/feed").respond(.streamed([.text("one "), .pause(0.01), .text("two")]).held(by: gate))
+        let session = try transport.session(stubs, simulatesLatency: true)
+        let headArrived = Locked(false)
+        let load = Task {
+            let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/feed")))
+            headArrived.withLock { $0 = true }
+            var body = Data()
+            for try await chunk in chunks { body.append(chunk) }
+            return body
+        }
+        try await gate.waitUntilHolding()
+        #expect(!headArrived.current)
+        gate.release()
+        #expect(try await load.value == Data("one two".utf8))
+    }
+
+    /// The test decides when a held request ends, whatever its timeout; where the client keeps
+    /// its own clock (documented), it times out there instead.
+    @Test(arguments: Transport.allCases)
+    func aHeldRequestIgnoresTheTimeout(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        let gate = HeldResponse()
+        stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate))
+        var request = URLRequest(url: testURL("https://h/feed"))
+        request.timeoutInterval = 1
+        let session = try transport.session(stubs, simulatesLatency: true)
+        let load = Task { try await session.data(for: request) }
+        try await gate.waitUntilHolding()
+        if transport.differs(in: .heldRequestsIgnoreTimeouts) {
+            let error = await #expect(throws: URLError.self) { try await load.value }
+            #expect(error?.code == .timedOut)
+            #expect(await eventually { gate.heldRequests.isEmpty })
+            return
+        }
+        // Twice the timeout: one not ignored would have fired by now (a slow run can only make
+        // it later, and then this passes without having proved anything, never fails).
+        try await Task.sleep(for: .seconds(2))
+        #expect(gate.heldRequests.count == 1)
+        gate.release()
+        #expect(try await load.value.0 == Data("[]".utf8))
+    }
+
+    @Test(arguments: Transport.allCases)
+    func aHeldRequestCancelledBeforeReleaseHasNoEffectWhenReleased(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         let gate = HeldResponse()
         stubs.stub(.get, "/sso").respond(.status(302, headers: ["Location": "/home", "Set-Cookie": "sid=9; Path=/"]).held(by: gate))
         let home = stubs.stub(.get, "/home").respond(.text("home")).allowingUnused()
         let configuration = URLSessionConfiguration.ephemeral
-        let session = transport.session(stubs, configuration: configuration)
+        let session = try transport.session(stubs, configuration: configuration)
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/sso"))) }
         try await gate.waitUntilHolding()
         load.cancel()
@@ -68,65 +116,98 @@ struct HeldResponseTests {
         #expect(configuration.httpCookieStorage?.cookies?.isEmpty == true)
     }
 
-    @Test(arguments: StubTransport.allCases)
-    func aHeldRequestCancelledBeforeReleaseLeavesTheHeldList(_ transport: StubTransport) async throws {
-        let failures = CollectedFailures()
-        let stubs = StubRegistry(reporting: failures.reporting)
+    /// A request cancelled while held is not delivered: not when it is cancelled, and not when
+    /// the gate opens later.
+    @Test(arguments: Transport.allCases)
+    func aHeldRequestCancelledBeforeReleaseIsNeverDelivered(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
         let gate = HeldResponse()
-        stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate))
-        let session = transport.session(stubs)
+        let delivered = Locked(0)
+        stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate)).onDelivery { _ in delivered.withLock { $0 += 1 } }
+        let session = try transport.session(stubs)
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
         try await gate.waitUntilHolding()
         load.cancel()
         _ = try? await load.value
+        if transport.differs(in: .cancellation) { #expect(await eventually { gate.heldRequests.isEmpty }) }
+        gate.release()
+        withKnownIssue("drift: the URLProtocol counts a request cancelled while held as delivered, as soon as it is cancelled") {
+            #expect(delivered.current == 0)
+        } when: {
+            transport == .urlProtocol
+        }
+    }
+
+    @Test(arguments: Transport.allCases)
+    func aHeldRequestCancelledBeforeReleaseLeavesTheHeldList(_ transport: Transport) async throws {
+        let failures = CollectedFailures()
+        let stubs = StubRegistry(reporting: failures.reporting)
+        let gate = HeldResponse()
+        stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate))
+        let session = try transport.session(stubs)
+        let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
+        try await gate.waitUntilHolding()
+        load.cancel()
+        _ = try? await load.value
+        // Where the stubs learn of a cancel after the client (documented), wait for it.
+        if transport.differs(in: .cancellation) { #expect(await eventually { gate.heldRequests.isEmpty }) }
         #expect(gate.heldRequests.isEmpty)
         #expect(stubs.verifyNoHeldRequests())
         #expect(failures.all.isEmpty)
     }
 
-    @Test(arguments: StubTransport.allCases)
-    func manyHeldRequestsCancelledHalfwayLeaveOnlyTheOthersToRelease(_ transport: StubTransport) async throws {
+    @Test(arguments: Transport.allCases)
+    func manyHeldRequestsCancelledHalfwayLeaveOnlyTheOthersToRelease(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         let gate = HeldResponse()
         stubs.stub(.get, "/sso/{n}").respond(.status(302, headers: ["Location": "/home", "Set-Cookie": "sid=9; Path=/"]).held(by: gate))
-        let home = stubs.stub(.get, "/home").respond(.text("home"))
-        let session = transport.session(stubs)
+        let home = stubs.stub(.get, "/home").respond(.text("home")).allowingUnused()
+        let session = try transport.session(stubs)
         let loads = (0..<50).map { n in Task { try await session.data(for: URLRequest(url: testURL("https://h/sso/\(n)"))) } }
         try await gate.waitUntilHolding(50)
         for load in loads[..<25] { load.cancel() }
         for load in loads[..<25] { _ = try? await load.value }
+        if transport.differs(in: .cancellation) { #expect(await eventually { gate.heldRequests.count == 25 }) }
         #expect(gate.heldRequests.count == 25)
         gate.release()
-        for load in loads[25...] { #expect(try await load.value.0 == Data("home".utf8)) }
-        #expect(home.callCount == 25)
+        let follows = !transport.differs(in: .redirects)
+        for load in loads[25...] { #expect(try await load.value.1.status == (follows ? 200 : 302)) }
+        #expect(home.callCount == (follows ? 25 : 0))
         #expect(stubs.verifyNoHeldRequests())
     }
 
-    @Test func aReleasedGateLetsLaterRequestsThroughAtOnce() async throws {
+    @Test(arguments: Transport.allCases)
+    func aReleasedGateLetsLaterRequestsThroughAtOnce(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         let gate = HeldResponse()
         stubs.stub(.get, "/x").respond(.text("x").held(by: gate))
         gate.release()
-        let (data, _) = try await MockURLSession(stubs: stubs).data(for: URLRequest(url: testURL("https://h/x")))
+        let (data, _) = try await transport.session(stubs).data(for: URLRequest(url: testURL("https://h/x")))
         #expect(data == Data("x".utf8))
     }
 
-    @Test func verificationReportsARequestStillHeld() {
+    @Test(arguments: Transport.allCases)
+    func verificationReportsARequestStillHeld(_ transport: Transport) async throws {
         let failures = CollectedFailures()
         let stubs = StubRegistry(reporting: failures.reporting)
         let gate = HeldResponse("profile gate")
-        stubs.stub(.get, "/profile").respond(.text("{}").held(by: gate))
-        MockURLSession(stubs: stubs).makeDataTask(with: URLRequest(url: testURL("https://h/profile"))) { _, _, _ in }.resume()
+        let profile = stubs.stub(.get, "/profile").respond(.text("{}").held(by: gate))
+        let session = try transport.session(stubs)
+        session.makeDataTask(with: URLRequest(url: testURL("https://h/profile"))) { _, _, _ in }.resume()
+        try await gate.waitUntilHolding()
         #expect(stubs.verify() == false)
-        #expect(failures.all.contains { $0.contains("still held") && $0.contains("GET https://h/profile") && $0.contains("profile gate") })
+        #expect(failures.all.contains { $0.contains("still held") && $0.contains("GET http") && $0.contains("://h/profile") })
+        #expect(failures.all.contains { $0.contains("profile gate") })
         gate.release()
         #expect(stubs.verifyNoHeldRequests())
+        try await profile.waitForDeliveries()
     }
 
-    @Test func fireAndForgetCodeCanBeAwaitedThroughItsStub() async throws {
+    @Test(arguments: Transport.allCases)
+    func fireAndForgetCodeCanBeAwaitedThroughItsStub(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         let analytics = stubs.stub(.post, "/events").respond(.status(202))
-        let session = MockURLSession(stubs: stubs, simulatesLatency: true)
+        let session = try transport.session(stubs, simulatesLatency: true)
         var event = URLRequest(url: testURL("https://h/events"))
         event.httpMethod = "POST"
         // What an app's analytics call does: starts a task and never looks at it again.
@@ -137,16 +218,64 @@ struct HeldResponseTests {
         #expect(analytics.callCount == 2)
     }
 
-    @Test func callbacksSeeEachRequestAndEachDelivery() {
+    /// Where the stubs cannot see a completion handler (documented), the delivery and the
+    /// handler come in either order, both after the request.
+    @Test(arguments: Transport.allCases)
+    func callbacksSeeEachRequestAndEachDelivery(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         let seen = Locked<[String]>([])
-        stubs.stub(.get, "/a").respond(.text("a"))
+        let completed = Milestones()
+        let stub = stubs.stub(.get, "/a").respond(.text("a"))
             .onRequest { request in seen.withLock { $0.append("request \(request.path)") } }
             .onDelivery { request in seen.withLock { $0.append("delivered \(request.path)") } }
-        MockURLSession(stubs: stubs).makeDataTask(with: URLRequest(url: testURL("https://h/a"))) { _, _, _ in
+        try transport.session(stubs).makeDataTask(with: URLRequest(url: testURL("https://h/a"))) { _, _, _ in
             seen.withLock { $0.append("completion") }
+            completed.advance()
         }.resume()
-        #expect(seen.current == ["request /a", "completion", "delivered /a"])
+        try await completed.wait(until: 1, timeout: .seconds(60), waitingFor: "the completion handler")
+        try await stub.waitForDeliveries()
+        if transport.differs(in: .deliveryAfterTheCompletionHandler) {
+            #expect(seen.current.first == "request /a")
+            #expect(seen.current.sorted() == ["completion", "delivered /a", "request /a"])
+        } else {
+            #expect(seen.current == ["request /a", "completion", "delivered /a"])
+        }
+    }
+
+    /// A response counts as delivered (`onDelivery`, `waitForDeliveries`) once the client has all
+    /// of it, not at its head: a stream in the middle of a pause has not been delivered.
+    @Test(arguments: Transport.allCases)
+    func aStreamedResponseIsDeliveredOnlyOnceItsBodyHasEnded(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        let delivered = Locked(0)
+        stubs.stub(.get, "/feed").respond(.streamed([.text("one"), .pause(3600), .text("two")]))
+            .onDelivery { _ in delivered.withLock { $0 += 1 } }
+        let session = try transport.session(stubs, simulatesLatency: true)
+        let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/feed")))
+        var iterator = chunks.makeAsyncIterator()
+        #expect(try await iterator.next() == Data("one".utf8))
+        withKnownIssue("drift: MockURLSession's chunks(for:) counts a streamed or throttled answer as delivered at its head") {
+            #expect(delivered.current == 0)
+        } when: {
+            transport == .mockSession
+        }
+    }
+
+    /// A held response has not been delivered before it is released.
+    @Test(arguments: Transport.allCases)
+    func aHeldResponseIsDeliveredOnlyOnceReleased(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        let gate = HeldResponse()
+        let delivered = Locked(0)
+        let stub = stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate)).onDelivery { _ in delivered.withLock { $0 += 1 } }
+        let session = try transport.session(stubs)
+        let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
+        try await gate.waitUntilHolding()
+        #expect(delivered.current == 0)
+        gate.release()
+        _ = try await load.value
+        try await stub.waitForDeliveries()
+        #expect(delivered.current == 1)
     }
 
     @Test func aWaitThatRunsOutOfTimeSaysWhatItWaitedFor() async throws {

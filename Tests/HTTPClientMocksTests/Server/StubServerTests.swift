@@ -5,38 +5,12 @@ import Testing
 @testable import HTTPClient
 @testable import HTTPClientStubs
 
-/// StubServer as a transport: the engine's behaviours, seen by clients on a real socket.
+/// What a StubServer writes on the socket for what the stubs say, read off the wire. What a
+/// client observes of the stubs' behaviours is checked on every transport, the server's column
+/// included (`Transport.stubServer`).
 @Suite("StubServer")
 struct StubServerTests {
     let failures = CollectedFailures()
-
-    @Test func aStubAnswersAGetFromURLSessionOverARealSocket() async throws {
-        let stubs = StubRegistry(reporting: failures.reporting)
-        stubs.stub(.get, "/users/1").respond(.json(raw: #"{"id":1}"#))
-        let server = try StubServer(stubs)
-        defer { server.stop() }
-
-        let (data, response) = try await URLSession(configuration: .ephemeral).data(from: server.baseURL.appendingPathComponent("users/1"))
-
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(String(decoding: data, as: UTF8.self) == #"{"id":1}"#)
-        #expect(stubs.requests.map(\.url.path) == ["/users/1"])
-        #expect(failures.all.isEmpty)
-    }
-
-    @Test func httpClientPostsABodyThatAStubMatches() async throws {
-        let stubs = StubRegistry(reporting: failures.reporting)
-        stubs.stub(.post, "/items").matching(.body(#"{"name":"pen"}"#)).respond(.status(201, headers: ["Location": "/items/7"]))
-        let server = try StubServer(stubs)
-        defer { server.stop() }
-        let client = HTTPClient(session: URLSession(configuration: .ephemeral), baseURL: server.baseURL)
-
-        let response = try await client.send(.post("items", body: .data(Data(#"{"name":"pen"}"#.utf8))))
-
-        #expect(response.statusCode == 201)
-        #expect(response.headers["location"] == "/items/7")
-        #expect(failures.all.isEmpty)
-    }
 
     @Test func theServerListensOnIPv6LoopbackWhenAsked() async throws {
         let stubs = StubRegistry(reporting: failures.reporting)
@@ -119,21 +93,6 @@ struct StubServerTests {
         #expect(try connection.readResponse().status == 200)
     }
 
-    @Test func aRedirectStubIsARealRedirectAnswer() async throws {
-        let stubs = StubRegistry(reporting: failures.reporting)
-        stubs.stub(.get, "/old").respond(.status(302, headers: ["Location": "/new"]))
-        let server = try StubServer(stubs)
-        defer { server.stop() }
-        let connection = try RawConnection(port: server.port)
-
-        connection.send("GET /old HTTP/1.1\r\nHost: x\r\n\r\n")
-        let response = try connection.readResponse()
-
-        #expect(response.status == 302)
-        #expect(response.values("Location") == ["/new"])
-        #expect(stubs.requests.count == 1)
-    }
-
     @Test func eachSetCookieGoesOutAsItsOwnHeaderLine() async throws {
         let stubs = StubRegistry(reporting: failures.reporting)
         var headers = HTTPHeaders()
@@ -150,36 +109,6 @@ struct StubServerTests {
         #expect(response.values("Set-Cookie") == ["a=1; Expires=Wed, 21 Oct 2043 07:28:00 GMT", "b=2"])
     }
 
-    @Test func theServerKeepsNoCookiesBetweenRequests() async throws {
-        let stubs = StubRegistry(reporting: failures.reporting)
-        stubs.stub(.get, "/login").respond(.status(200, headers: ["Set-Cookie": "session=1; Path=/"]))
-        stubs.stub(.get, "/me").respond(.status(200))
-        let server = try StubServer(stubs)
-        defer { server.stop() }
-        let connection = try RawConnection(port: server.port)
-
-        connection.send("GET /login HTTP/1.1\r\nHost: x\r\n\r\nGET /me HTTP/1.1\r\nHost: x\r\n\r\n")
-        _ = try connection.readResponse()
-        _ = try connection.readResponse()
-
-        #expect(stubs.requests.last?.headers["Cookie"] == nil)
-    }
-
-    @Test func latencyDelaysTheAnswer() async throws {
-        let stubs = StubRegistry(reporting: failures.reporting)
-        stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 0.2))
-        let server = try StubServer(stubs)
-        defer { server.stop() }
-        let connection = try RawConnection(port: server.port)
-        let start = Date()
-
-        connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-        let response = try connection.readResponse()
-
-        #expect(response.text == "late")
-        #expect(Date().timeIntervalSince(start) >= 0.2)
-    }
-
     @Test func aStreamedBodyGoesOutChunkedPartByPart() async throws {
         let stubs = StubRegistry(reporting: failures.reporting)
         stubs.stub(.get, "/feed").respond(.streamed([.text("one"), .pause(0.05), .text("two")]))
@@ -192,34 +121,6 @@ struct StubServerTests {
 
         #expect(response.chunked)
         #expect(response.chunks == [Data("one".utf8), Data("two".utf8)])
-    }
-
-    @Test func serverSentEventsArriveThroughURLSession() async throws {
-        let stubs = StubRegistry(reporting: failures.reporting)
-        stubs.stub(.get, "/events").respond(.serverSentEvents([ServerSentEvent(data: "a"), ServerSentEvent(data: "b")], pause: 0.01))
-        let server = try StubServer(stubs)
-        defer { server.stop() }
-
-        let (data, response) = try await URLSession(configuration: .ephemeral).data(from: server.baseURL.appendingPathComponent("events"))
-
-        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("text/event-stream") == true)
-        #expect(
-            String(decoding: data, as: UTF8.self).contains("data: a\n\ndata: b\n\n")
-                || String(decoding: data, as: UTF8.self).contains("data:a"))
-    }
-
-    @Test func aThrottledBodyArrivesWholeOverTime() async throws {
-        let stubs = StubRegistry(reporting: failures.reporting)
-        let body = Data(repeating: 7, count: 4000)
-        stubs.stub(.get, "/big").respond(.status(200, body: body).throttled(to: .totalTime(0.1)))
-        let server = try StubServer(stubs)
-        defer { server.stop() }
-        let start = Date()
-
-        let (data, _) = try await URLSession(configuration: .ephemeral).data(from: server.baseURL.appendingPathComponent("big"))
-
-        #expect(data == body)
-        #expect(Date().timeIntervalSince(start) >= 0.09)
     }
 
     @Test func aHeldResponseIsWrittenWhenReleased() async throws {
@@ -248,19 +149,6 @@ struct StubServerTests {
         connection.send("GET /down HTTP/1.1\r\nHost: x\r\n\r\n")
 
         #expect(connection.isClosedByServer())
-    }
-
-    @Test func aPassThroughRequestIsAnswered502() async throws {
-        let stubs = StubRegistry(passthroughHosts: ["127.0.0.1"], reporting: failures.reporting)
-        let server = try StubServer(stubs)
-        defer { server.stop() }
-        let connection = try RawConnection(port: server.port)
-
-        connection.send("GET /anything HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
-        let response = try connection.readResponse()
-
-        #expect(response.status == 502)
-        #expect(response.text.contains("no upstream"))
     }
 
     @Test func theLogHasOneEntryPerRequestWithWhatAnsweredIt() async throws {
@@ -292,17 +180,4 @@ struct StubServerTests {
         #expect(lines.last?.contains("-> 404 (no stub matched; closest, method GET && path /users/{id}: ") == true)
     }
 
-    @Test func verificationCountsRequestsThatCameOverTheSocket() async throws {
-        let stubs = StubRegistry(reporting: failures.reporting)
-        let stub = stubs.stub(.put, "/items/1").respond(.status(204))
-        let server = try StubServer(stubs)
-        defer { server.stop() }
-        let connection = try RawConnection(port: server.port)
-
-        connection.send("PUT /items/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi")
-        #expect(try connection.readResponse().status == 204)
-
-        try await stub.waitForDeliveries(1, timeout: .seconds(10))
-        #expect(stub.calls.first?.body == Data("hi".utf8))
-    }
 }
