@@ -11,7 +11,7 @@ import Testing
 struct FaultInProcessTests {
     private let url = testURL("https://api.example.com/r")
 
-    private func result(_ response: MockResponse, on transport: StubTransport, timeout: TimeInterval = 60) async -> Result<String, URLError>
+    private func result(_ response: MockResponse, on transport: Transport, timeout: TimeInterval = 60) async -> Result<String, URLError>
     {
         let stubs = StubRegistry(reporting: .disabled)
         stubs.stub(.get, "/r").respond(response)
@@ -26,9 +26,9 @@ struct FaultInProcessTests {
     }
 
     @Test(
-        arguments: StubTransport.allCases,
+        arguments: Transport.inProcess,
         [StubFault.connectionReset, .emptyResponse, .garbage(Data("x".utf8)), .malformedChunk, .disconnectDuringRequestBody])
-    func aFaultIsItsSessionError(transport: StubTransport, fault: StubFault) async {
+    func aFaultIsItsSessionError(transport: Transport, fault: StubFault) async {
         let expected = fault.sessionError(for: url)
         guard case .failure(let error) = await result(.fault(fault), on: transport) else {
             Issue.record("\(fault) answered")
@@ -38,8 +38,8 @@ struct FaultInProcessTests {
         #expect(error.failingURL == url)
     }
 
-    @Test(arguments: StubTransport.allCases)
-    func aStallIsEndedByTheRequestsTimeout(transport: StubTransport) async {
+    @Test(arguments: Transport.inProcess)
+    func aStallIsEndedByTheRequestsTimeout(transport: Transport) async {
         guard case .failure(let error) = await result(.fault(.stall), on: transport, timeout: 0.2) else {
             Issue.record("a stall answered")
             return
@@ -47,20 +47,20 @@ struct FaultInProcessTests {
         #expect(error.code == .timedOut)
     }
 
-    @Test(arguments: StubTransport.allCases)
-    func aBodyLongerThanItsOwnContentLengthIsCutToIt(transport: StubTransport) async {
+    @Test(arguments: Transport.inProcess)
+    func aBodyLongerThanItsOwnContentLengthIsCutToIt(transport: Transport) async {
         let response = MockResponse.status(200, headers: ["Content-Length": "3"], body: Data("abcdef".utf8)).framedAsGiven()
         #expect(await result(response, on: transport) == .success("abc"))
     }
 
-    @Test(arguments: StubTransport.allCases)
-    func aBodyShorterThanItsOwnContentLengthFails(transport: StubTransport) async {
+    @Test(arguments: Transport.inProcess)
+    func aBodyShorterThanItsOwnContentLengthFails(transport: Transport) async {
         let response = MockResponse.status(200, headers: ["Content-Length": "30"], body: Data("abc".utf8)).framedAsGiven()
         #expect(await result(response, on: transport) == .failure(StubFault.truncatedBodyError(for: url)))
     }
 
-    @Test(arguments: StubTransport.allCases)
-    func aChunkedBodyIsDechunkedAndAMalformedOneFails(transport: StubTransport) async {
+    @Test(arguments: Transport.inProcess)
+    func aChunkedBodyIsDechunkedAndAMalformedOneFails(transport: Transport) async {
         let good = MockResponse.status(200, headers: ["Transfer-Encoding": "chunked"], body: Data("2\r\nok\r\n0\r\n\r\n".utf8))
         #expect(await result(good.framedAsGiven(), on: transport) == .success("ok"))
         let bad = MockResponse.status(200, headers: ["Transfer-Encoding": "chunked"], body: Data("2\r\nok\r\nzz\r\n".utf8))
@@ -73,8 +73,8 @@ struct FaultInProcessTests {
         #expect(await result(cut.framedAsGiven(), on: transport) == .failure(StubFault.truncatedBodyError(for: url)))
     }
 
-    @Test(arguments: StubTransport.allCases)
-    func aReasonPhraseChangesNothingASessionCanSee(transport: StubTransport) async {
+    @Test(arguments: Transport.inProcess)
+    func aReasonPhraseChangesNothingASessionCanSee(transport: Transport) async {
         #expect(await result(.text("fine").reason("Quite Fine"), on: transport) == .success("fine"))
     }
 }

@@ -17,6 +17,9 @@ enum Transport: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
+    /// The transports that answer inside the test's process, without a socket.
+    static let inProcess: [Transport] = [.mockSession, .urlProtocol]
+
     /// A session answered by `stubs` through this transport. A server, when there is one, stops
     /// once the session and its tasks are gone.
     /// - Parameters:
