@@ -3,7 +3,7 @@ import Foundation
 // Every difference between Apple's platforms and Linux (swift-corelibs-foundation) that the
 // package's code has to spell differently lives in this file, except one behaviour that belongs
 // to the URLProtocol transport (HTTPClientStubs' ClientThread.swift) and the socket calls of
-// StubServer (HTTPClientStubs' Server/Socket.swift). README's Platforms section
+// StubServer (HTTPClientStubs' Server/Socket.swift). CONTRIBUTING.md's platform table
 // lists each branch and what differs; `../shared/darwin/typecheck` type-checks the Apple side.
 
 // corelibs keeps URLSession, URLRequest and URLResponse in a module of their own. Re-exporting it

@@ -1,6 +1,6 @@
 // How StubServer's event loop waits for its sockets: epoll(7) with an eventfd(2) to be woken on
 // Linux, kqueue(2) with an EVFILT_USER event on Apple platforms. Every difference between the two
-// lives in this file (Socket.swift holds the socket calls'); README's Platforms table lists it.
+// lives in this file (Socket.swift holds the socket calls'); CONTRIBUTING.md's platform table lists it.
 
 #if canImport(Darwin)
 import Darwin

@@ -1,7 +1,7 @@
 // Every socket-level difference between Apple platforms (Darwin) and Linux (Glibc, Musl) that
 // StubServer meets lives in this file: the type of SOCK_STREAM, how a write to a closed peer is
 // kept from raising SIGPIPE (MSG_NOSIGNAL on Linux, SO_NOSIGPIPE on Apple platforms), the
-// length field of the socket addresses. The rest of the server uses `Socket` only. Sources/HTTPClient/Support/Platform.swift and README's Platforms section list it.
+// length field of the socket addresses. The rest of the server uses `Socket` only. Sources/HTTPClient/Support/Platform.swift and CONTRIBUTING.md's platform table lists it.
 
 #if canImport(Darwin)
 import Darwin
