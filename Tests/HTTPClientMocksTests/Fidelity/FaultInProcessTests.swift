@@ -11,8 +11,7 @@ import Testing
 struct FaultInProcessTests {
     private let url = testURL("https://api.example.com/r")
 
-    private func result(_ response: MockResponse, on transport: Transport, timeout: TimeInterval = 60) async -> Result<String, URLError>
-    {
+    private func result(_ response: MockResponse, on transport: Transport, timeout: TimeInterval = 60) async -> Result<String, URLError> {
         let stubs = StubRegistry(reporting: .disabled)
         stubs.stub(.get, "/r").respond(response)
         let configuration = URLSessionConfiguration.ephemeral
