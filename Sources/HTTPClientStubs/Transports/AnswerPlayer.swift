@@ -9,7 +9,9 @@ import HTTPClient
 /// Each transport only adapts the steps: URLProtocol client calls, socket writes, a chunk
 /// stream, a completion handler. Once the last step (`end` or `fail`) is handed over, the
 /// answer counts as delivered (``Answer/noteDelivered()``): the moment `onDelivery` and
-/// `waitForDeliveries` mean on every transport.
+/// `waitForDeliveries` mean on every transport. A sink whose consumer takes the last step
+/// later, or maybe not at all (a URLProtocol's client, on its own thread, unless the task was
+/// cancelled meanwhile), answers it with `.stop` and counts the answer itself once taken.
 package final class AnswerPlayer: Sendable {
     /// What the sink says after a step.
     package enum Flow: Sendable {

@@ -145,6 +145,10 @@ class StubURLProtocol: URLProtocol {
     /// its end (see `urlProtocolClientsKeepEveryPiece`). An answer with nothing to wait for
     /// after its head goes in one hop to the client thread, where no `stopLoading` can come
     /// between its calls. The engine keeps the session's cache itself (one copy, every platform).
+    ///
+    /// The client is called later, on its thread, and not at all once loading has stopped (the
+    /// task was cancelled meanwhile): the answer counts as delivered in that last call, once
+    /// the client has all of it, so the player hands over its end (`.stop`) without counting.
     private func deliver(_ answer: Answer, on clientThread: ClientThread) {
         let this = Unchecked(self)
         guard answer.isStreamed else {
@@ -157,13 +161,17 @@ class StubURLProtocol: URLProtocol {
                         client.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
                         if !body.isEmpty { client.urlProtocol(urlProtocol, didLoad: body) }
                         client.urlProtocolDidFinishLoading(urlProtocol)
+                        Self.noteDelivered(answer)
                     }
+                    return .more
                 case .fail(let error):
-                    this.value.fail(with: error, on: clientThread)
-                case .wait, .data, .end:
-                    break
+                    this.value.fail(with: error, on: clientThread, delivering: answer)
+                    return .stop
+                case .end:
+                    return .stop
+                case .wait, .data:
+                    return .more
                 }
-                return .more
             }
             player.play()
             return
@@ -192,14 +200,19 @@ class StubURLProtocol: URLProtocol {
                 this.value.call(on: clientThread, last: true) { client, urlProtocol in
                     if !body.isEmpty { client.urlProtocol(urlProtocol, didLoad: body) }
                     client.urlProtocolDidFinishLoading(urlProtocol)
+                    Self.noteDelivered(answer)
                 }
             case .fail(let error):
-                this.value.fail(with: error, on: clientThread)
+                this.value.fail(with: error, on: clientThread, delivering: answer)
             }
-            // The player holds the protocol in this sink: let go of it at the end.
-            if case .end = step { this.value.state.withLock { $0.player = nil } }
-            if case .fail = step { this.value.state.withLock { $0.player = nil } }
-            return .more
+            switch step {
+            case .end, .fail:
+                // The player holds the protocol in this sink: let go of it at the end.
+                this.value.state.withLock { $0.player = nil }
+                return .stop
+            default:
+                return .more
+            }
         }
         state.withLock { $0.player = player }
         player.play()
@@ -232,8 +245,19 @@ class StubURLProtocol: URLProtocol {
         }
     }
 
-    private func fail(with error: any Error, on clientThread: ClientThread) {
-        call(on: clientThread, last: true) { $0.urlProtocol($1, didFailWithError: error) }
+    /// Fails the task with `error`; when it ends `answer`, the answer counts as delivered once
+    /// the client has the error.
+    private func fail(with error: any Error, on clientThread: ClientThread, delivering answer: Answer? = nil) {
+        call(on: clientThread, last: true) { client, urlProtocol in
+            client.urlProtocol(urlProtocol, didFailWithError: error)
+            if let answer { Self.noteDelivered(answer) }
+        }
+    }
+
+    /// Counts `answer` delivered, away from the client's thread: on Linux that is corelibs'
+    /// work queue, where an `onDelivery` handler that starts a task would re-enter it and trap.
+    private static func noteDelivered(_ answer: Answer) {
+        DispatchQueue.global().async { answer.noteDelivered() }
     }
 
     // MARK: Talking to the client safely

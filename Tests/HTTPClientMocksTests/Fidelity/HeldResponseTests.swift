@@ -131,11 +131,7 @@ struct HeldResponseTests {
         _ = try? await load.value
         if transport.differs(in: .cancellation) { #expect(await eventually { gate.heldRequests.isEmpty }) }
         gate.release()
-        withKnownIssue("drift: the URLProtocol counts a request cancelled while held as delivered, as soon as it is cancelled") {
-            #expect(delivered.current == 0)
-        } when: {
-            transport == .urlProtocol
-        }
+        #expect(delivered.current == 0)
     }
 
     @Test(arguments: Transport.allCases)
@@ -254,11 +250,7 @@ struct HeldResponseTests {
         let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/feed")))
         var iterator = chunks.makeAsyncIterator()
         #expect(try await iterator.next() == Data("one".utf8))
-        withKnownIssue("drift: MockURLSession's chunks(for:) counts a streamed or throttled answer as delivered at its head") {
-            #expect(delivered.current == 0)
-        } when: {
-            transport == .mockSession
-        }
+        #expect(delivered.current == 0)
     }
 
     /// A held response has not been delivered before it is released.

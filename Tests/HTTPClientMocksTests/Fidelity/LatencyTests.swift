@@ -68,4 +68,26 @@ struct LatencyTests {
         #expect((result.failure as? HTTPClientError)?.isCancelled == true)
         #expect(clock.now - start < .seconds(300))
     }
+
+    /// A request cancelled while its answer waits out its latency is not delivered, not even
+    /// when the latency is over.
+    @Test(arguments: Transport.allCases)
+    func aRequestCancelledDuringItsLatencyIsNeverDelivered(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        let delivered = Locked(0)
+        let cancelled = stubs.stub(.get, "/cancelled").respond(.text("late").delayed(by: 2)).onDelivery { _ in
+            delivered.withLock { $0 += 1 }
+        }
+        let later = stubs.stub(.get, "/later").respond(.text("late").delayed(by: 2))
+        let session = try transport.session(stubs, simulatesLatency: true)
+        let call = Task { try await session.data(for: URLRequest(url: testURL("https://h/cancelled"))) }
+        try await cancelled.waitForRequests()
+        call.cancel()
+        // A run slow enough to cancel after the answer came has it delivered; then, it counts.
+        let wasCancelled = (await call.result).failure != nil
+        // The same latency, started after: by its end, the cancelled answer's is over too.
+        _ = try await session.data(for: URLRequest(url: testURL("https://h/later")))
+        try await later.waitForDeliveries()
+        #expect(delivered.current == (wasCancelled ? 0 : 1))
+    }
 }

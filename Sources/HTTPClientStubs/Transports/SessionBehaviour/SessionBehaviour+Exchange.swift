@@ -78,7 +78,7 @@ extension SessionBehaviour {
         var delivery = progress
         let request = recorded.urlRequest
         let timeout = timeout(for: request)
-        let response = response.asReceivedBySession(from: recorded.url)
+        let response = response.asReceivedBySession(for: recorded)
         // Only the stub's latency counts: a held response came when the test decided.
         if let timeout, response.latency > timeout {
             delivery.answered.append((stub, recorded))

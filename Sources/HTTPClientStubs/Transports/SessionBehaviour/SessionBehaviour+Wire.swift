@@ -2,12 +2,15 @@ import Foundation
 import HTTPClient
 
 extension MockResponse {
-    /// This response as a `URLSession` receives it from a server that sends it: a fault is the
-    /// error the session reports for it (a stall, an answer that never comes, which the
-    /// request's timeout ends), and a body framed as given is cut to its `Content-Length` or
-    /// de-chunked, failing where the bytes end too soon or the chunks are malformed.
-    /// - Parameter url: The request's URL, as the errors' failing URL.
-    func asReceivedBySession(from url: URL?) -> MockResponse {
+    /// This response as a `URLSession` receives it from a server that sends it (as
+    /// ``StubServer`` writes it): a fault is the error the session reports for it (a stall, an
+    /// answer that never comes, which the request's timeout ends); a body framed as given is
+    /// cut to its `Content-Length` or de-chunked, failing where the bytes end too soon or the
+    /// chunks are malformed; any other body is framed as a server frames it
+    /// (``framedAsAServerSendsIt(status:headers:body:method:)``).
+    /// - Parameter request: The request answered: its method, and its URL as the errors' failing URL.
+    func asReceivedBySession(for request: RecordedRequest) -> MockResponse {
+        let url = request.url
         var received = self
         switch outcome {
         case .failure(let fault as StubFault):
@@ -19,6 +22,10 @@ extension MockResponse {
             let (data, failure) = Self.unframed(joined, headers: headers, status: status, url: url)
             received.outcome = .http(statusCode: status, headers: headers, body: data)
             received.streamParts = failure.map { [.data(data), .failure($0)] } ?? (streamParts.isEmpty ? [] : [.data(data)])
+            // The head is all a HEAD gets, whatever the framing says.
+            if request.method == .head { received.withoutBody() }
+        case .http(let status, let headers, let body):
+            received.framedAsAServerSendsIt(status: status, headers: headers, body: body, method: request.method)
         default:
             break
         }
@@ -30,6 +37,66 @@ extension MockResponse {
             return [.failure(fault.sessionError(for: url))]
         }
         return received
+    }
+
+    /// Frames the body as a server does (``HTTPResponseWriter``) where the stub left the framing
+    /// to it: a body that comes whole carries its `Content-Length` (what `expectedContentLength`
+    /// and progress read), one that comes in timed parts none (a server sends it chunked). A
+    /// 1xx, 204 or 304 has no body (RFC 9110 sections 15.2, 15.3.5 and 15.4.5), and a HEAD gets
+    /// the head alone, with the length the GET's body has (section 9.3.2).
+    ///
+    /// A stub's own `Content-Length` or `Transfer-Encoding` is kept as it is: a test that sets
+    /// one (a streamed body with a known length, for progress) gets it, where a server would
+    /// write its own (``framedAsGiven()`` sends the stub's there too).
+    private mutating func framedAsAServerSendsIt(status: Int, headers: HTTPHeaders, body: Data, method: HTTPMethod) {
+        let hasOwnFraming = headers.contains {
+            $0.name.caseInsensitiveEquals("Content-Length") || $0.name.caseInsensitiveEquals("Transfer-Encoding")
+        }
+        if HTTPResponseWriter.isBodiless(status) {
+            withoutBody()
+            return
+        }
+        if method == .head {
+            if !hasOwnFraming {
+                // A body cut short by a failure counts as none, as the server counts it.
+                let sent = streamParts.contains { $0.failure != nil } ? 0 : body.count
+                var headers = headers
+                headers["Content-Length"] = String(sent)
+                outcome = .http(statusCode: status, headers: headers, body: body)
+            }
+            withoutBody()
+            return
+        }
+        guard !hasOwnFraming, Self.comesWhole(deliveredParts(body: body)) else { return }
+        var headers = headers
+        headers["Content-Length"] = String(body.count)
+        outcome = .http(statusCode: status, headers: headers, body: body)
+    }
+
+    /// No body: no parts, nothing to throttle.
+    private mutating func withoutBody() {
+        if case .http(let status, let headers, _) = outcome { outcome = .http(statusCode: status, headers: headers, body: Data()) }
+        streamParts = []
+        throughput = nil
+    }
+
+    /// Whether `parts` (a body as the transports deliver it) reaches a client in one piece,
+    /// with nothing to wait for after the head: the body a server frames by its length (see
+    /// ``Answer/isStreamed``, what the server asks of the answer made from the same parts).
+    private static func comesWhole(_ parts: [StreamPart]) -> Bool {
+        var pieces = 0
+        for part in parts {
+            switch part {
+            case .data(let data) where !data.isEmpty:
+                pieces += 1
+                if pieces > 1 { return false }
+            case .data: continue
+            case .pause(let seconds) where seconds > 0: return false
+            case .pause: continue
+            case .failure: return false
+            }
+        }
+        return true
     }
 
     /// The body a session reads from `bytes` sent as given under `headers`: de-chunked when
