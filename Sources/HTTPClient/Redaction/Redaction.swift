@@ -113,7 +113,14 @@ public struct Redaction: Sendable {
     /// `package`: matchers, reports and cassettes (HTTPClientStubs) redact one header at a time;
     /// users redact headers with `redacted(_:)`.
     package func redacted(header name: String, value: String) -> String {
-        guard hides(name: name) else { return finishing(value) }
+        guard hides(name: name) else {
+            // A redirect's target is a URL: its query and fragment parameters are hidden as a
+            // request's are (`Location: /done?access_token=...`, relative or absolute).
+            switch Self.normalized(name) {
+            case "location", "contentlocation": return redacted(url: value)
+            default: return finishing(value)
+            }
+        }
         // Cookie names and attributes are kept: a logged cookie stays recognisable, and a recorded
         // one is set again on replay.
         switch Self.normalized(name) {

@@ -26,12 +26,19 @@ final class CassetteWriter: Sendable {
     /// the rules hid in this exchange wherever they still are.
     ///
     /// - Returns: The interaction as saved, and its place in the cassette (from 0).
-    /// - Throws: ``CassetteError``, and nothing is written, when a secret would be, or when the
-    ///   file cannot be written.
+    /// - Throws: ``CassetteError``, and nothing is written, when a secret would be, when the
+    ///   exchange is one no cassette can hold (a status outside 100...599: the file could not be
+    ///   read back), or when the file cannot be written.
     func save(_ raw: Cassette.Interaction) throws(CassetteError) -> (interaction: Cassette.Interaction, index: Int) {
         let interaction = redaction.apply(to: raw)
         let refused = redaction.scrubbing(raw)
         let result = recorded.withLock { cassette -> Result<Int, CassetteError> in
+            // Written, it would make the whole file unreadable: the next run could not start on it.
+            if let problem = interaction.problem {
+                return .failure(
+                    .invalidInteraction(
+                        file: file.path, interaction: cassette.interactions.count + 1, reason: "\(problem), so it is not recorded"))
+            }
             var updated = cassette
             updated.interactions.append(interaction)
             do throws(CassetteError) {

@@ -98,6 +98,25 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// Writes `data` whole, or until the server ends the connection: the `errno` of the write
+    /// that failed (`ECONNRESET` or `EPIPE` for a server that reset it), `nil` when all went.
+    /// A reset reported here is not reported again by a later read, which then sees the end.
+    func sendUntilRefused(_ data: Data) -> Int32? {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                #if canImport(Darwin)
+                let count = Darwin.send(descriptor, raw.baseAddress! + offset, raw.count - offset, 0)
+                #else
+                let count = Glibc.send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                #endif
+                guard count > 0 else { return count < 0 ? errno : 0 }
+                offset += count
+            }
+            return nil
+        }
+    }
+
     /// Closes the sending side only (a client that has said everything and waits for the answer).
     func finishSending() {
         shutdown(descriptor, Int32(SHUT_WR))
