@@ -31,6 +31,9 @@ final class ServerUpstream: Sendable {
     private let loaded: Cassette
     /// Exchanges are written one at a time here, off the session's queue and the loops.
     private let writes = DispatchQueue(label: "StubServer recording")
+    /// The name this server gives itself in the `Via` line of what it forwards: a request that
+    /// comes back with it has gone round a loop (the upstream is this server, or leads back to it).
+    private let viaName = "stubserver-" + UUID().uuidString.prefix(8).lowercased()
     /// The server's address once it listens, and whether it has stopped (nothing more is written).
     private let state = Locked<(servedAt: URL?, stopped: Bool)>((nil, false))
 
@@ -77,10 +80,26 @@ final class ServerUpstream: Sendable {
         guard let upstreamURL = URL(string: url) else {
             return completion(.failure(status: 502, reason: "The upstream URL \(redacted(url)) is not a URL."))
         }
+        // A request that already went through this server has gone round a loop: it is answered
+        // 508 at once, with this server in the answer's Via, so the server that sent it (this one,
+        // or one on the way) knows the answer for a loop's and does not record it.
+        if head.listElements(of: "Via").contains(where: { $0.split(separator: " ").dropFirst().first.map(String.init) == viaName }) {
+            return completion(
+                .answer(
+                    status: 508,
+                    fields: [.init(name: "Content-Type", value: "text/plain; charset=utf-8"), .init(name: "Via", value: "1.1 \(viaName)")],
+                    body: Data(loopReason.utf8), answeredBy: "not forwarded: the request came back round a loop"))
+        }
         let fields = Self.forwardedFields(of: head)
+        // RFC 9110 section 7.6.3: each intermediary adds itself to Via. Only on the wire: the
+        // recorded request keeps the client's lines.
+        let received = head.headers.filter { $0.name.caseInsensitiveEquals("Via") }.map(\.value)
+        let sentFields =
+            fields.filter { !$0.name.caseInsensitiveEquals("Via") }
+            + [HTTPHeaders.Field(name: "Via", value: (received + ["1.1 \(viaName)"]).joined(separator: ", "))]
         var sent = URLRequest(url: upstreamURL, timeoutInterval: settings.timeout)
         sent.httpMethod = head.method
-        sent.allHTTPHeaderFields = Self.joined(fields)
+        sent.allHTTPHeaderFields = Self.joined(sentFields)
         sent.httpBody = request.httpBody
         let started = Date()
         UpstreamSession.shared.send(sent, limit: settings.maximumBodyBytes, cancellation: cancellation) { [self] result in
@@ -91,6 +110,9 @@ final class ServerUpstream: Sendable {
                 return completion(.failure(status: 502, reason: error.description))
             case .success(let answer):
                 (response, body) = answer
+            }
+            if (response.value(forHTTPHeaderField: "Via")?.lowercased()).map({ $0.contains(viaName) }) == true {
+                return completion(.failure(status: 508, reason: loopReason))
             }
             let received = Self.answerFields(of: response)
             let answerFields = received.map(servedField)
@@ -148,6 +170,12 @@ final class ServerUpstream: Sendable {
         var origin = base.absoluteString
         while origin.hasSuffix("/") { origin.removeLast() }
         return HTTPHeaders.Field(name: field.name, value: origin + rest)
+    }
+
+    /// Why a request that came back round a loop gets no upstream answer.
+    private var loopReason: String {
+        "The request came back to the server that forwarded it: the upstream \(redacted(root.prefix)) leads back to this "
+            + "server, so nothing was forwarded again or recorded."
     }
 
     private func redacted(_ url: String) -> String {

@@ -38,8 +38,8 @@ extension StubServer {
         /// The most bytes of an upstream's body the server takes (64 MiB by default): a larger
         /// one is answered 502, saying so, and nothing is recorded.
         public var maximumBodyBytes = 64 * 1024 * 1024
-        /// Seconds the upstream may stay quiet before the request is answered 502 (60 by default;
-        /// whole seconds on Linux).
+        /// Seconds the upstream may stay quiet (nothing of its head or body coming) before the
+        /// request is answered 502 (60 by default).
         public var timeout: TimeInterval = 60
 
         /// Forwards what nothing else answers to `url`, and records nothing.

@@ -6,7 +6,9 @@ import HTTPClient
 /// Linux. Nothing waits for an answer: the session calls back. It follows no redirect (a 3xx
 /// goes back to the client), keeps no cookie and caches nothing: a forwarding server passes
 /// these on and leaves them to its client. A body is collected up to its transfer's limit;
-/// past it, the transfer is cancelled there.
+/// past it, the transfer is cancelled there. A transfer quiet for its request's
+/// `timeoutInterval` is ended by a timer of its own: corelibs times a request out by its
+/// session's `timeoutIntervalForRequest`, not by the request's.
 final class UpstreamSession: Sendable {
     static let shared = UpstreamSession()
 
@@ -16,6 +18,8 @@ final class UpstreamSession: Sendable {
         let completion: @Sendable (Result<(HTTPURLResponse, Data), UpstreamError>) -> Void
         var body = Data()
         var failure: UpstreamError?
+        /// When the transfer was sent or last heard from (its head, a part of its body).
+        var lastHeard = DispatchTime.now()
     }
 
     private let session: URLSession
@@ -48,6 +52,32 @@ final class UpstreamSession: Sendable {
         task.resume()
         // Registered once the task runs: a task cancelled before it is resumed is not one to resume.
         cancellation.onCancel { task.cancel() }
+        if request.timeoutInterval > 0 { endWhenQuiet(task, for: request.timeoutInterval) }
+    }
+
+    /// Ends `task` once nothing has come for `interval` seconds: looks when the interval since
+    /// it was last heard from is up, and again at the new deadline when it was heard from since.
+    private func endWhenQuiet(_ task: URLSessionDataTask, for interval: TimeInterval, at deadline: DispatchTime? = nil) {
+        let transfers = transfers
+        DispatchQueue.global().asyncAfter(deadline: deadline ?? .now() + interval) { [weak self] in
+            let quiet = transfers.withLock { transfers -> DispatchTime?? in
+                guard var transfer = transfers[task.taskIdentifier] else { return nil }
+                defer { transfers[task.taskIdentifier] = transfer }
+                guard transfer.failure == nil else { return nil }
+                let next = transfer.lastHeard + interval
+                if next > .now() { return .some(next) }
+                let seconds = interval.rounded() == interval ? String(Int(interval)) : String(interval)
+                transfer.failure = .unreachable(
+                    url: Delegate.url(of: task), reason: "nothing came for \(seconds) s (StubServer.Upstream.timeout)")
+                transfer.body = Data()
+                return .some(nil)
+            }
+            switch quiet {
+            case .some(.none): task.cancel()
+            case .some(.some(let next)): self?.endWhenQuiet(task, for: interval, at: next)
+            case .none: break
+            }
+        }
     }
 
     /// Reads each transfer's body into `transfers`, within its limit, and ends it.
@@ -62,6 +92,7 @@ final class UpstreamSession: Sendable {
             _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
+            transfers.withLock { $0[dataTask.taskIdentifier]?.lastHeard = .now() }
             // A length announced past the limit is refused before any of the body comes.
             if response.expectedContentLength > 0, exceedsLimit(dataTask, bytes: response.expectedContentLength) {
                 dataTask.cancel()
@@ -76,6 +107,7 @@ final class UpstreamSession: Sendable {
                 guard var transfer = transfers[dataTask.taskIdentifier], transfer.failure == nil else { return false }
                 transfers[dataTask.taskIdentifier] = nil
                 defer { transfers[dataTask.taskIdentifier] = transfer }
+                transfer.lastHeard = .now()
                 guard transfer.body.count + data.count <= transfer.limit else {
                     transfer.failure = .bodyTooLarge(url: Self.url(of: dataTask), limit: transfer.limit)
                     transfer.body = Data()
@@ -121,7 +153,7 @@ final class UpstreamSession: Sendable {
         }
 
         /// The URL `task` was sent to, its credentials hidden.
-        private static func url(of task: URLSessionTask) -> String {
+        static func url(of task: URLSessionTask) -> String {
             Redaction.standard.redacted(url: task.originalRequest?.url?.absoluteString ?? "")
         }
     }
