@@ -113,7 +113,11 @@ struct URLProtocolRaceTests {
         #expect(outcomes.values.allSatisfy { $0 == ["ok"] })
     }
 
-    @Test func aHeldAnswerOfASuspendedTaskIsDeliveredOnceWhenTheTaskIsResumedAfterRelease() async throws {
+    /// The same corelibs trap: corelibs does not pause a data task, so the release finishes the
+    /// protocol while the task counts as suspended, and the `resume()` after it can come in the
+    /// window (a soak on a loaded machine crashed there).
+    @Test(.enabled(if: !corelibsTrapsOnResumeRightAfterAProtocolFinished, "a corelibs trap: README's Platforms table"))
+    func aHeldAnswerOfASuspendedTaskIsDeliveredOnceWhenTheTaskIsResumedAfterRelease() async throws {
         let stubs = StubRegistry()
         let gate = HeldResponse()
         stubs.stub(.get, "/item").respond(.text("ok").held(by: gate))

@@ -131,7 +131,12 @@ struct HeldResponseTests {
         _ = try? await load.value
         if transport.differs(in: .cancellation) { #expect(await eventually { gate.heldRequests.isEmpty }) }
         gate.release()
-        withKnownIssue("drift: the URLProtocol counts a request cancelled while held as delivered, as soon as it is cancelled") {
+        // The drift counts the delivery on the session's work queue, where `stopLoading()` runs:
+        // whether it is counted before the cancelled load returns here depends on scheduling.
+        withKnownIssue(
+            "drift: the URLProtocol counts a request cancelled while held as delivered, as soon as it is cancelled",
+            isIntermittent: true
+        ) {
             #expect(delivered.current == 0)
         } when: {
             transport == .urlProtocol
@@ -254,7 +259,12 @@ struct HeldResponseTests {
         let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/feed")))
         var iterator = chunks.makeAsyncIterator()
         #expect(try await iterator.next() == Data("one".utf8))
-        withKnownIssue("drift: MockURLSession's chunks(for:) counts a streamed or throttled answer as delivered at its head") {
+        // The drift counts the delivery as the head goes out, on the player's thread: whether it
+        // is counted before this reader has the first chunk depends on scheduling.
+        withKnownIssue(
+            "drift: MockURLSession's chunks(for:) counts a streamed or throttled answer as delivered at its head",
+            isIntermittent: true
+        ) {
             #expect(delivered.current == 0)
         } when: {
             transport == .mockSession
