@@ -72,7 +72,7 @@ struct RequestLogResetTests {
         let session = stubs.makeURLSession()
         let held = Task { await OutcomeRecorder.outcomes(ofTasks: 3, on: session, path: "/held") { _, task in task.resume() } }
         do {
-            try await gate.waitUntilHolding(3, timeout: .seconds(50))
+            try await gate.waitUntilHolding(3, timeout: .seconds(600))
         } catch {
             gate.release()
             _ = await held.value

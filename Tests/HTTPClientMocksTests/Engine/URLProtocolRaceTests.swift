@@ -37,7 +37,7 @@ struct URLProtocolRaceTests {
                 }
             }
             // Released once one request waits: the rest pass the open gate at once.
-            try? await gate.waitUntilHolding(1, timeout: .seconds(10))
+            try? await gate.waitUntilHolding(1, timeout: .seconds(600))
             gate.release()
             return await group.reduce(into: [:]) { $0.merge($1) { $1 } }
         }
@@ -127,7 +127,7 @@ struct URLProtocolRaceTests {
             recorder.record(0, OutcomeRecorder.outcome(data, error))
         }
         task.resume()
-        try await gate.waitUntilHolding(1, timeout: .seconds(10))
+        try await gate.waitUntilHolding(1, timeout: .seconds(600))
         task.suspend()
         gate.release()
         task.resume()
@@ -193,7 +193,7 @@ struct URLProtocolRaceTests {
                 task.resume()
                 tasks.append(task)
             }
-            try await gate.waitUntilHolding(20, timeout: .seconds(10))
+            try await gate.waitUntilHolding(20, timeout: .seconds(600))
         }
         for task in tasks.prefix(10) { task.cancel() }
         gate.release()

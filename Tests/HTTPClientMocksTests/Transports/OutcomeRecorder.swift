@@ -24,7 +24,7 @@ final class OutcomeRecorder: @unchecked Sendable {
 
     /// Returns once `count` tasks have ended, or after `timeout` with what has ended by then: a
     /// task that never ends shows as a missing outcome, not as a test that never ends.
-    func waitUntil(count: Int, timeout: TimeInterval = 50) async throws {
+    func waitUntil(count: Int, timeout: TimeInterval = 600) async throws {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let id = lock.withLock { () -> Int? in
                 guard recorded.count < count else { return nil }
