@@ -21,7 +21,7 @@ let package = Package(
                 .product(name: "LoopbackServer", package: "IntegrationTests"),
             ]),
         .executableTarget(name: "ratios", dependencies: ["Scenarios"]),
-        // Issue 25's paths one at a time, for callgrind: a synchronous main, as valgrind 3.19
+        // The peer table's paths one at a time, for callgrind: a synchronous main, as valgrind 3.19
         // crashes once an async main has parked the main thread in `dispatch_main`.
         .executableTarget(name: "profile", dependencies: ["Scenarios"]),
         .executableTarget(

@@ -35,7 +35,7 @@ struct HostileInputTests {
     }
 
     func mocktailClient() throws -> (HTTPClient, StubRegistry) {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.serve(try MocktailFiles([folder.url]))
         return (HTTPClient(session: MockURLSession(stubs: stubs)), stubs)
     }
@@ -238,7 +238,7 @@ struct HostileInputTests {
     }
 
     @Test func theUnmatchedReportSaysWhyTheQueryDidNotMatch() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "/search").matching(.queryExactly(["q": "swift"])).respond(.text("ok"))
         _ = try? await MockURLSession(stubs: stubs).data(for: request("GET", "https://h/search?q=kotlin"))
         let report = try #require(failures.all.first)
@@ -246,7 +246,7 @@ struct HostileInputTests {
     }
 
     @Test func credentialsInAnUnmatchedQueryAndFormAreNotPrinted() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.post, "/login").matching(.formBody(["user": "bob"])).respond(.status(204))
         stubs.stub(.get, "/me").matching(.query(["access_token": "other"])).respond(.status(204))
         let session = MockURLSession(stubs: stubs)
@@ -265,7 +265,7 @@ struct HostileInputTests {
     // MARK: Throttling
 
     func throttledChunks(_ body: Data, _ throughput: Throughput) async throws -> (chunks: [Int], seconds: Double) {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "/t").respond(.status(200, body: body).throttled(to: throughput))
         let session = MockURLSession(stubs: stubs, simulatesLatency: true)
         let started = Date()
@@ -306,7 +306,7 @@ struct HostileInputTests {
     }
 
     @Test func leavingAThrottledStreamHalfwayStopsPromptly() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         let stub = stubs.stub(.get, "/t").respond(.status(200, body: Data(count: 100_000)).throttled(to: .totalTime(600)))
         let session = MockURLSession(stubs: stubs, simulatesLatency: true)
         let started = Date()
@@ -320,7 +320,7 @@ struct HostileInputTests {
     }
 
     @Test func cancellingAThrottledDataRequestHalfwayEndsWithCancelled() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "/t").respond(.status(200, body: Data(count: 100_000)).throttled(to: .totalTime(600)))
         let session = MockURLSession(stubs: stubs, simulatesLatency: true)
         let started = Date()
@@ -339,7 +339,7 @@ struct HostileInputTests {
     // MARK: Redirects
 
     @Test func anAuthorizationIsNotCarriedToAnotherOriginNorBack() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "https://a.example/start").respond(.status(302, headers: ["Location": "https://b.example/x"]))
         stubs.stub(.get, "https://b.example/x").respond(.status(302, headers: ["Location": "https://a.example/end"]))
         stubs.stub(.get, "https://a.example/end").respond(.text("end"))
@@ -353,7 +353,7 @@ struct HostileInputTests {
     }
 
     @Test func aRedirectLoopEndsWithTooManyRedirects() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "https://a.example/loop").respond(.status(302, headers: ["Location": "/loop"]))
         let error = await #expect(throws: URLError.self) {
             try await MockURLSession(stubs: stubs).data(for: request("GET", "https://a.example/loop"))
@@ -363,7 +363,7 @@ struct HostileInputTests {
     }
 
     @Test func a303DropsTheBodyAndItsContentHeaders() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.put, "https://a.example/upload").respond(.status(303, headers: ["Location": "/done"], body: Data("see other".utf8)))
         stubs.stub(.get, "https://a.example/done").respond(.text("done"))
         let (body, _) = try await MockURLSession(stubs: stubs).data(
@@ -376,7 +376,7 @@ struct HostileInputTests {
     }
 
     @Test func aPortChangeOnTheSameHostDropsTheAuthorization() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "https://a.example/start").respond(.status(307, headers: ["Location": "https://a.example:8443/x"]))
         stubs.stub(.get, "https://a.example:8443/x").respond(.text("x"))
         _ = try await MockURLSession(stubs: stubs).data(
@@ -494,7 +494,7 @@ struct HostileInputTests {
     }
 
     @Test func hundredsOfConcurrent401sShareOneRefresh() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "/me").respond(.status(401))
         stubs.stub(.get, "/me").matching(.header("Authorization", "Bearer new")).respond(.text("me"))
         let refreshes = Locked(0)
@@ -513,7 +513,7 @@ struct HostileInputTests {
 
     @Test func aFailedRefreshGivesTheOriginal401ToEveryConcurrentCaller() async throws {
         struct RefreshFailed: Error {}
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.post, "/me").respond(.status(401))
         let refreshes = Locked(0)
         let auth = BearerTokenInterceptor(token: "old") {
@@ -540,7 +540,7 @@ struct HostileInputTests {
     // MARK: More of each
 
     @Test func aThrottledBodyWhoseNextChunkIsLaterThanTheTimeoutTimesOut() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "/t").respond(.status(200, body: Data(count: 1)).throttled(to: .totalTime(1)))
         let session = MockURLSession(stubs: stubs, simulatesLatency: true)
         var sent = request("GET", "https://h/t")
@@ -576,7 +576,7 @@ struct HostileInputTests {
     }
 
     @Test func dumpingAResponseAndAnErrorHidesTheCredentials() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "/me").respond(.json(raw: #"{"id": 1}"#))
         stubs.stub(.get, "/fail").respond(.text("BODYS3CRET", status: 500))
         let client = HTTPClient(
@@ -595,7 +595,7 @@ struct HostileInputTests {
     }
 
     @Test func everyHopAndEveryAnsweredRequestSaysWhereItsAnswerCameFrom() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "https://a.example/start").respond(.status(302, headers: ["Location": "/end"]))
         stubs.stub(.get, "https://a.example/end").respond(.text("end"))
         let session = MockURLSession(stubs: stubs)
@@ -606,7 +606,7 @@ struct HostileInputTests {
     }
 
     @Test func theURLProtocolTransportDropsAnAuthorizationOnARedirectToo() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "https://a.example/start").respond(.status(302, headers: ["Location": "https://b.example/x"]))
         stubs.stub(.get, "https://b.example/x").respond(.text("x"))
         let session = stubs.makeURLSession()
@@ -617,7 +617,7 @@ struct HostileInputTests {
 
     @Test func theURLProtocolTransportServesAMocktailFolderToHundredsAtOnce() async throws {
         for index in 0..<10 { try folder.write("f\(index).tail", "GET\n/item/\(index)$\n200\ntext/plain\n\n\(index)") }
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.serve(try MocktailFiles([folder.url]))
         let client = HTTPClient(session: stubs.makeURLSession())
         let texts = try await withThrowingTaskGroup(of: (Int, String).self) { group in
@@ -631,7 +631,7 @@ struct HostileInputTests {
     }
 
     @Test func theURLProtocolTransportDeliversAThrottledBodyInChunks() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "/t").respond(.status(200, body: Data(count: 1_400)).throttled(to: .gprs))
         let session = stubs.makeURLSession()
         let (chunks, _) = try await session.chunks(for: request("GET", "https://h/t"))
@@ -648,7 +648,7 @@ struct HostileInputTests {
     }
 
     @Test func aBinaryFormBodyInAnUnmatchedReportDoesNotCrash() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.post, "/f").matching(.formBody(["a": "1"])).respond(.status(204))
         var sent = request("POST", "https://h/f", headers: ["Content-Type": "application/x-www-form-urlencoded"])
         sent.httpBody = Data([0xFF, 0x00, 0x3D, 0x26, 0xC3])
@@ -667,7 +667,7 @@ struct HostileInputTests {
 
     @Test func aRedirectToAFileURLIsNotFollowedIntoTheDisk() async throws {
         try folder.write("secret.txt", "DISKS3CRET")
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "https://a.example/start").respond(.status(302, headers: ["Location": file("secret.txt").absoluteString]))
         let result = await outcome(MockURLSession(stubs: stubs), request("GET", "https://a.example/start"))
         if case .success(let (body, _)) = result {
@@ -677,14 +677,14 @@ struct HostileInputTests {
 
     @Test(arguments: ["", "http://[::1", "javascript:alert(1)", "  ", "https://", "%%%"])
     func aGarbageLocationEndsWithoutACrash(location: String) async throws {
-        let stubs = StubRegistry("attack", reporting: .disabled)
+        let stubs = StubRegistry("hostile", reporting: .disabled)
         stubs.stub(.get, "https://a.example/start").respond(.status(302, headers: ["Location": location]))
         _ = await outcome(MockURLSession(stubs: stubs), request("GET", "https://a.example/start"))
         #expect(stubs.requests.count <= 2)
     }
 
     @Test func aCookieSetBeforeACrossOriginRedirectIsNotSentToTheOtherOrigin() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "https://a.example/start")
             .respond(.status(302, headers: ["Location": "https://b.example/x", "Set-Cookie": "sid=42; Path=/"]))
         stubs.stub(.get, "https://b.example/x").respond(.text("x"))
@@ -705,7 +705,7 @@ struct HostileInputTests {
     }
 
     @Test func aRefreshedTokenThatIsStillRefusedEndsTheRequest() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "/me").respond(.status(401))
         let session = MockURLSession(stubs: stubs)
         let refreshes = Locked(0)
@@ -757,7 +757,7 @@ struct HostileInputTests {
     }
 
     @Test func aFormWithACharsetOrAStreamedBodyStillMatches() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.post, "/f").matching(.formBodyExactly(["user": "ada lovelace"])).respond(.status(204))
         let session = MockURLSession(stubs: stubs)
         let charset = request(
@@ -785,7 +785,7 @@ struct HostileInputTests {
     }
 
     @Test func aBearerInterceptorAddsNoTokenToARequestMovedElsewhereEvenAfterA401() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "https://evil.example/me").respond(.status(401), .text("ok"))
         let auth = BearerTokenInterceptor(token: "OLDS3CRET") { "NEWS3CRET" }
         let client = HTTPClient(
@@ -815,7 +815,7 @@ struct HostileInputTests {
     }
 
     @Test func verifyReportsAnUnmatchedRequestAndAnUnusedStubInOneCall() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "/never").respond(.status(204))
         _ = try? await MockURLSession(stubs: stubs).data(for: request("GET", "https://h/missing"))
         let before = failures.all.count
@@ -827,7 +827,7 @@ struct HostileInputTests {
     }
 
     @Test func theURLProtocolTransportHoldsAThrottledBodyToTheTimeoutToo() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.get, "/t").respond(.status(200, body: Data(count: 1)).throttled(to: .totalTime(1)))
         var sent = request("GET", "https://h/t")
         sent.timeoutInterval = 0.2
@@ -850,7 +850,7 @@ struct HostileInputTests {
     }
 
     @Test func aSameOrigin307KeepsMethodAndBodyButDropsEveryReservedHeader() async throws {
-        let stubs = StubRegistry("attack", reporting: failures.reporting)
+        let stubs = StubRegistry("hostile", reporting: failures.reporting)
         stubs.stub(.post, "https://a.example/old").respond(.status(307, headers: ["Location": "/new"]))
         stubs.stub(.post, "https://a.example/new").respond(.status(201))
         let reserved = [

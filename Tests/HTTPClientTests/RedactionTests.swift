@@ -5,7 +5,7 @@ import Testing
 @testable import HTTPClient
 
 /// The standard name rules and a URL's user info, tried in every place a value can travel in.
-/// Each case is what an attacker (or a careless echo server) would try.
+/// Each case is a way a credential could slip through: hostile input, or a careless echo server.
 @Suite("Redaction")
 struct RedactionTests {
     // MARK: User info in URLs

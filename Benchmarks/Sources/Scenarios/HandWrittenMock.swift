@@ -1,7 +1,7 @@
 import Foundation
 import HTTPClient
 
-/// The in-process floor of issue 25: the recording mock a developer writes by hand, as they write
+/// The in-process floor of the peer table: the recording mock a developer writes by hand, as they write
 /// it. It appends each `URLRequest` to an array under a lock and returns a trivial data task
 /// whose `resume()` calls the completion with canned data and an `HTTPURLResponse` built for
 /// that request's URL (a hand-written mock cannot answer with another URL's response); no

@@ -2,7 +2,7 @@ import Foundation
 import HTTPClient
 import HTTPClientStubs
 
-/// One cell of issue 25's table (`ratios --peers`): a configuration of stubs, how many, which
+/// One cell of the peer table (`ratios --peers`): a configuration of stubs, how many, which
 /// one the request asks for, and whether the stubs name a full URL or a path.
 public struct PeerScenario: Sendable, CustomStringConvertible {
     /// Which registered stub the request is for.
@@ -27,7 +27,7 @@ public struct PeerScenario: Sendable, CustomStringConvertible {
     /// The name `--profile-peer` and `--profile-inprocess` take: `paths-1000-last-url`.
     public var description: String { "\(configuration.name)-\(stubs)-\(target.rawValue)-\(registration.rawValue)" }
 
-    /// The rows of issue 25's table, each with its cells (registered by full URL and by path,
+    /// The rows of the peer table, each with its cells (registered by full URL and by path,
     /// target first and last where there are many stubs).
     public static let rows: [(label: String, cells: [PeerScenario])] = [
         ("one stub", cells(.exactPaths, stubs: 1)),

@@ -51,7 +51,7 @@ public enum Scenarios {
         }.resume()
     }
 
-    /// What the code under test does in issue 25's in-process table: `HTTPClient`'s completion
+    /// What the code under test does in the peer table's in-process rows: `HTTPClient`'s completion
     /// `get(url:headers:completion:)` (`post(url:body:headers:completion:)` for a POST) on a
     /// client made with `session`, with the request's URL, headers and body. The completion
     /// style, because with an in-process session it completes inside the call, so a request is

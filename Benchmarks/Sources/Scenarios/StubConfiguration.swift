@@ -2,7 +2,7 @@ import Foundation
 import HTTPClient
 import HTTPClientStubs
 
-/// The registries of the per-configuration table (11) and of issue 25's table (`ratios --peers`):
+/// The registries of the per-configuration table (11) and of the peer table (`ratios --peers`):
 /// `count` stubs that differ in one way, with the requests that the first and the last
 /// registered answer.
 public enum StubConfiguration: String, CaseIterable, Sendable {

@@ -3,7 +3,7 @@ import HTTPClient
 import HTTPClientStubs
 import Scenarios
 
-// One path of issue 25's table alone, N requests, for `valgrind --tool=callgrind`:
+// One path of the peer table (`ratios --peers`) alone, N requests, for `valgrind --tool=callgrind`:
 //   profile --peer CELL N          through a real URLSession and the stub URLProtocol
 //   profile --canned CELL N        the same request, answered by the minimal canned URLProtocol
 //   profile --in-process CELL N    client.get(url:) (or post) on MockURLSession(stubs:)

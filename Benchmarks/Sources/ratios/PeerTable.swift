@@ -6,7 +6,7 @@ import Scenarios
 extension MockURLSession: PeerTable.RecordingSession {}
 extension HandWrittenMock: PeerTable.RecordingSession {}
 
-/// Issue 25's table (`ratios --peers`): every configuration of the issue through a real
+/// The peer table (`ratios --peers`): every configuration of stubs it compares through a real
 /// `URLSession` (`makeURLSession()`) as a ratio to the minimal canned URLProtocol answering the
 /// same request; in process, `HTTPClient`'s `get(url:)` on `MockURLSession` as a ratio to the
 /// same call on `HandWrittenMock` (and, secondary, the two sessions alone). Each run gives, per
@@ -205,7 +205,7 @@ enum PeerTable {
             "`client.get(url:)` on the hand-written mock \(formatTime(Measure.median(values(handWrittenSeconds))))",
         ]
         var text = """
-            Issue 25's table: \(runs.count) run\(runs.count == 1 ? "" : "s") of \(settings.rounds) alternating rounds \
+            The peer table: \(runs.count) run\(runs.count == 1 ? "" : "s") of \(settings.rounds) alternating rounds \
             (\(formatTime(settings.slice)) a side through URLSession, \(formatTime(settings.inProcessSlice)) in process); \
             each figure is the median of the runs' medians of per-round ratios, with their range. Floors: \
             \(floors.joined(separator: ", ")).
@@ -233,7 +233,7 @@ enum PeerTable {
         text += "\(verdict([nextData], median: 1.1)) |\n"
         text += """
 
-            Session alone (secondary, not the issue's floor): a data task on `MockURLSession(stubs:)` \
+            Session alone (secondary, not the table's floor): a data task on `MockURLSession(stubs:)` \
             against one on the hand-written mock, no client; the hand-written mock \
             \(formatTime(Measure.median(values(sessionAloneSeconds)))) a request.
 

@@ -6,7 +6,7 @@ import Scenarios
 
 // Prints the side-by-side table of BENCHMARKS.md from ONE run, so ratios compare numbers taken
 // on the same machine at the same time. `--smoke` runs every scenario briefly (for CI: it
-// checks they work, not how fast they are). `--peers` prints issue 25's tables alone
+// checks they work, not how fast they are). `--peers` prints the peer tables alone
 // (`PeerTable`), also printed after the full run's table.
 
 let arguments = CommandLine.arguments
@@ -50,7 +50,7 @@ for (flag, scenario) in [("--profile-mocked", Scenarios.mockedGet), ("--profile-
     }
 }
 
-// `--peers-run`: one run of issue 25's table, printed as `key value` lines for `--peers`.
+// `--peers-run`: one run of the peer table, printed as `key value` lines for `--peers`.
 if arguments.contains("--peers-run") {
     print(PeerTable.lines(await PeerTable.measureOnce(smoke ? .smoke : PeerTable.Settings(parsing: arguments))))
     exit(0)
@@ -536,7 +536,7 @@ if arguments.contains("--stub-table") {
 }
 
 // `--callgrind SMALL LARGE [--in-process-only]`: instructions per request of every path of
-// issue 25's table (only the in-process ones, a few minutes instead of twenty, with the flag).
+// the peer table (only the in-process ones, a few minutes instead of twenty, with the flag).
 if let index = arguments.firstIndex(of: "--callgrind"), index + 2 < arguments.count,
     let small = Int(arguments[index + 1]), let large = Int(arguments[index + 2]), large > small
 {

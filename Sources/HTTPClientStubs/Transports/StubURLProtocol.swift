@@ -24,8 +24,9 @@ import HTTPClient
 /// - The client is called on the session's work queue only (``ClientThread``: a suspend and
 ///   resume of the task brings the protocol back there); a call after `stopLoading()`, a
 ///   download task finished by a protocol, and `resume()` right after a protocol finished can
-///   trap. No test can catch a trap: the transport never makes those calls, and the one attack
-///   test that reaches the last runs on Apple platforms only (README's Platforms table).
+///   trap. No test can catch a trap: the transport never makes those calls, and the one test
+///   that reaches the last (suspend and resume right after an immediate answer) runs on Apple
+///   platforms only (README's Platforms table).
 class StubURLProtocol: URLProtocol {
     /// The slot of the registry this class serves; overridden by each slot subclass.
     class var registrySlot: Int { -1 }

@@ -5,8 +5,8 @@ import Testing
 @testable import HTTPClientStubs
 
 /// A registered secret, tried in every place and encoding a value can travel in: each case is
-/// what an attacker (or a careless echo server) would try. Values hidden wherever they appear
-/// and custom rules, which the stub engine adds to a redaction too.
+/// a way it could slip through (hostile input, or a careless echo server). Values hidden
+/// wherever they appear and custom rules, which the stub engine adds to a redaction too.
 @Suite("Secrets and custom rules")
 struct SecretRedactionTests {
     static let secret = "SEKRIT-value/1+2"

@@ -201,4 +201,42 @@ struct CookieAndTimeoutTests {
             #expect(try await session.data(for: request).0 == Data("ok".utf8))
         }
     }
+
+    // MARK: A cookie from an answer given at once, through a real URLSession
+
+    @Test func aCookieFromAnImmediateAnswerIsSentOnTheNextRequestThroughTheRealSession() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/login").respond(.status(200, headers: ["Set-Cookie": "session=abc; Path=/"]))
+        stubs.stub(.get, "/me").respond(.text("me"))
+        let session = stubs.makeURLSession()
+        _ = try await session.data(from: testURL("https://h.example/login"))
+        _ = try await session.data(from: testURL("https://h.example/me"))
+        #expect(stubs.requests.last?.headers["Cookie"] == "session=abc")
+    }
+
+    @Test func aCookieFromAnImmediateAnswerIsSentOnARequestMadeFromItsCompletionHandler() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/login").respond(.status(200, headers: ["Set-Cookie": "session=abc; Path=/"]))
+        stubs.stub(.get, "/me").respond(.text("me"))
+        let session = stubs.makeURLSession()
+        let recorder = OutcomeRecorder()
+        session.dataTask(with: testURL("https://h.example/login")) { _, _, _ in
+            session.dataTask(with: testURL("https://h.example/me")) { data, _, error in
+                recorder.record(0, OutcomeRecorder.outcome(data, error))
+            }
+            .resume()
+        }.resume()
+        try await recorder.waitUntil(count: 1)
+        #expect(stubs.requests.last?.headers["Cookie"] == "session=abc")
+    }
+
+    @Test func aCookieFromAnImmediateRedirectIsSentOnTheRedirectedRequest() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "/login").respond(.status(302, headers: ["Set-Cookie": "session=abc; Path=/", "Location": "/me"]))
+        stubs.stub(.get, "/me").respond(.text("me"))
+        let session = stubs.makeURLSession()
+        let (data, _) = try await session.data(from: testURL("https://h.example/login"))
+        #expect(String(decoding: data, as: UTF8.self) == "me")
+        #expect(stubs.requests.last?.headers["Cookie"] == "session=abc")
+    }
 }

@@ -8,7 +8,7 @@ import Testing
 ///
 /// Every destination is inside a scratch folder of the test's own: a regression here must not
 /// reach anything else on the machine.
-@Suite("Download destinations, attacked")
+@Suite("Downloads destroy nothing and leave nothing behind, whatever the destination and the ending")
 struct DownloadDestinationPropertyTests {
     /// What is at the destination before the download.
     private enum Situation: CaseIterable {
@@ -207,7 +207,7 @@ struct DownloadDestinationPropertyTests {
             }
         }
         #expect(outcomes.count == 50)
-        #expect(cancelled >= 25, "only \(cancelled) of 50 downloads were cancelled: the test no longer attacks")
+        #expect(cancelled >= 25, "only \(cancelled) of 50 downloads were cancelled: too few to test a cancellation mid-transfer")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 50)
         #expect(leftovers(startingWith: marker).isEmpty)
     }

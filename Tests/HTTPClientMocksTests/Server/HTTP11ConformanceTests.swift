@@ -12,7 +12,7 @@ import Testing
 /// CR, folding, whitespace before a colon, control bytes, non-token names, missing and doubled
 /// Host, lengths that differ or sit beside Transfer-Encoding, bad chunk sizes, versions other than
 /// 1.x) are in `HTTPRequestParserMalformedInputTests`, `StubServerMalformedInputTests` and
-/// `StubServerAttackTests`; this suite holds the rest.
+/// `StubServerHostileClientTests`; this suite holds the rest.
 @Suite("HTTP/1.1 conformance: request line, headers, framing, limits")
 struct HTTP11ConformanceTests {
     /// Bytes a client sends, named for the rule they break or keep.

@@ -107,9 +107,9 @@ struct StubServerLifecycleTests {
 
     // MARK: A client that ends its sending side
 
-    /// `printf '...' | nc -N`: the client shuts its sending side and reads. Before the fix the
-    /// server took the end of the input for the client going away and dropped the answer,
-    /// unless it had gone out before the end was read (about one run in five).
+    /// `printf '...' | nc -N`: the client shuts its sending side and reads. A server that
+    /// takes the end of the input for the client going away drops the answer, unless it has
+    /// gone out before the end is read (about one run in five).
     @Test func aClientThatHasFinishedSendingGetsEveryAnswerThenTheClose() throws {
         let stubs = StubRegistry(reporting: failures.reporting)
         stubs.stub(.get, "/a").respond(.text("A"))

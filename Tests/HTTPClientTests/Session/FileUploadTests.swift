@@ -98,7 +98,7 @@ struct FileUploadTests {
 
         let upload = Task { try await URLSession(configuration: .ephemeral).upload(for: held, fromFile: source) { _ in } }
         defer { gate.release() }
-        try await gate.waitUntilHolding(1, timeout: .seconds(50))
+        try await gate.waitUntilHolding(1, timeout: .seconds(600))
         let during = Self.temporaryFiles(ofSize: size)
         gate.release()
         _ = try await upload.value
