@@ -1,8 +1,9 @@
 import Foundation
 import HTTPClient
 
-/// Which recorded exchange answers a request: method and URL always (query order ignored,
-/// redacted values compared redacted); optionally the body and chosen headers.
+/// Which recorded exchange answers a request: method and URL always (query order ignored);
+/// optionally the body (JSON compared as JSON) and chosen headers. Each is compared redacted on
+/// both sides, so a request with the real token matches the recording of `REDACTED`.
 public struct CassetteMatching: Sendable {
     /// Whether the body must match too (JSON compared as JSON).
     package var body: Bool

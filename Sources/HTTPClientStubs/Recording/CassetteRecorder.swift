@@ -86,15 +86,20 @@ final class CassetteRecorder: URLSessionProtocol, Sendable {
         return (stream, response)
     }
 
-    /// Redacts, appends, writes atomically (refusing registered secrets and the values the rules
-    /// hid in this exchange), then hands the saved exchange on.
+    /// Redacts, appends, writes atomically (refusing registered secrets anywhere, and the values
+    /// the rules hid in this exchange in what it adds), then hands the saved exchange on.
+    ///
+    /// The values this exchange hid are looked for in this exchange only: the interactions
+    /// before it were searched when they were written, and hold what redaction put there, which
+    /// the new exchange may carry back (a replayed `sid=REDACTED` cookie sent again).
     private func save(_ raw: Cassette.Interaction) throws {
         let interaction = redaction.apply(to: raw)
-        let refused = redaction.scrubbing(raw)
+        let hiddenHere = redaction.scrubbing(raw)
         let index = try recorded.withLock { cassette in
             var updated = cassette
             updated.interactions.append(interaction)
-            try updated.write(to: file, refusing: refused)
+            try updated.refuseLeaks(of: hiddenHere, file: file.path, from: updated.interactions.count - 1)
+            try updated.write(to: file, refusing: redaction)
             cassette = updated
             return updated.interactions.count - 1
         }

@@ -51,11 +51,10 @@ extension StubRegistry {
                         url(request.url.absoluteString)?.url == key.url
                     })
             if matching.body {
-                stub.matching(.body(first.request.body?.data ?? Data()))
+                stub.matching(.recordedBody(first.request, redaction: redaction))
             }
             for name in matching.headers {
-                let value = first.request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value
-                stub.matching(value.map { .header(name, $0) } ?? !.header(name))
+                stub.matching(.recordedHeader(name, first.request.headers.value(of: name), redaction: redaction))
             }
             let responses = group.map { index, interaction in
                 var response = interaction.mockResponse(replaysTiming: replaysTiming)
@@ -110,6 +109,35 @@ extension StubRegistry {
             normalized += "?" + query.split(separator: "&").sorted().joined(separator: "&")
         }
         return (path, normalized)
+    }
+}
+
+extension RequestMatcher {
+    /// The recorded request's body, redacted, against the request's, redacted alike: a recorded
+    /// `"password": "REDACTED"` matches the real password. JSON is compared as JSON (member
+    /// order and spacing aside).
+    fileprivate static func recordedBody(_ recorded: Cassette.Request, redaction: Redaction) -> RequestMatcher {
+        let expected = redaction.redacted(body: recorded.body?.data ?? Data(), contentType: recorded.headers.contentType)
+        let expectedJSON = try? JSONValue(parsing: expected)
+        return RequestMatcher("body \(excerpt(expected)) (compared redacted)") { request in
+            guard !request.isBodyHidden else {
+                return "the body of this upload task never reached the cassette: URLSession keeps an upload's body from URLProtocols"
+            }
+            let actual = redaction.redacted(body: request.body, contentType: request.headers["Content-Type"])
+            if actual == expected { return nil }
+            if let expectedJSON, let json = try? JSONValue(parsing: actual), json == expectedJSON { return nil }
+            return "body \(excerpt(actual)) != \(excerpt(expected)) (compared redacted)"
+        }
+    }
+
+    /// Header `name` with the recorded value, both redacted; absent when the recording had none.
+    fileprivate static func recordedHeader(_ name: String, _ recorded: String?, redaction: Redaction) -> RequestMatcher {
+        let expected = recorded.map { redaction.redacted(header: name, value: $0) }
+        return RequestMatcher("header \(name): \(expected ?? "(absent)") (compared redacted)") { request in
+            let actual = request.headers[name].map { redaction.redacted(header: name, value: $0) }
+            guard actual != expected else { return nil }
+            return "header \(name) is \(actual ?? "absent"), not \(expected ?? "absent") (compared redacted)"
+        }
     }
 }
 
