@@ -28,9 +28,9 @@ extension StubRegistry {
     ) {
         // Both sides are redacted alike: a recording made with redaction off (a HAR export)
         // still matches, and so does a request carrying the real value of a redacted one.
-        let comparesOrigin = matching.comparesOrigin
+        let (comparesOrigin, comparesQuery) = (matching.comparesOrigin, matching.comparesQuery)
         let url: @Sendable (String) -> (path: String, url: String)? = {
-            Self.normalized(redaction.redacted(url: $0), keepingOrigin: comparesOrigin)
+            Self.normalized(redaction.redacted(url: $0), keepingOrigin: comparesOrigin, keepingQuery: comparesQuery)
         }
         // Nothing is dropped silently: an interaction that cannot be served fails the test.
         for (index, interaction) in cassette.interactions.enumerated() {
@@ -94,9 +94,9 @@ extension StubRegistry {
         return order.compactMap { groups[$0] }
     }
 
-    /// Scheme, host, port (unless `keepingOrigin` is false) and path, with query items sorted:
-    /// the same URL whatever the order of its query.
-    static func normalized(_ url: String, keepingOrigin: Bool = true) -> (path: String, url: String)? {
+    /// Scheme, host, port (unless `keepingOrigin` is false) and path, with query items sorted
+    /// (unless `keepingQuery` is false): the same URL whatever the order of its query.
+    static func normalized(_ url: String, keepingOrigin: Bool = true, keepingQuery: Bool = true) -> (path: String, url: String)? {
         guard let components = URLComponents(string: url) else { return nil }
         let path = components.path.isEmpty ? "/" : components.path
         var normalized = ""
@@ -105,7 +105,7 @@ extension StubRegistry {
             if let port = components.port { normalized += ":\(port)" }
         }
         normalized += components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery, !query.isEmpty {
+        if keepingQuery, let query = components.percentEncodedQuery, !query.isEmpty {
             normalized += "?" + query.split(separator: "&").sorted().joined(separator: "&")
         }
         return (path, normalized)
