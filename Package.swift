@@ -35,6 +35,8 @@ let package = Package(
             name: "HTTPClientMocksTests",
             // httpc and AppUnderTest are dependencies so that `swift test` builds the binaries its tests launch.
             dependencies: ["HTTPClient", "HTTPClientMocks", "httpc", "AppUnderTest"],
+            // The examples' cassettes and Replay archives are read beside their test files, not from the bundle.
+            exclude: ["Readme/Cassettes", "Readme/Replays"],
             resources: [.copy("Fixtures"), .copy("Cassettes")]),
     ],
     swiftLanguageModes: [.v6]

@@ -23,10 +23,10 @@ final class TestScopedFailures: Sendable {
     }
 
     private func record(_ message: String, at site: CallSite) {
-        // A site inside this module is the registry's creation or the closing verify call:
-        // the test is the place to show.
+        // A site inside this module is the registry's creation or the closing verify call, and
+        // one inside the engine a stub it made (a cassette's recording): the test is the place to show.
         let location =
-            site.fileID.hasPrefix("HTTPClientMocks/")
+            site.fileID.hasPrefix("HTTPClientMocks/") || site.fileID.hasPrefix("HTTPClientStubs/")
             ? test.sourceLocation
             : SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column)
         let recordNow = state.withLock { state in

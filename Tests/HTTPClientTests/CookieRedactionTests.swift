@@ -41,6 +41,29 @@ struct CookieRedactionTests {
         #expect(redacted("Cookie", "sid=abc123; theme=dark") == "sid=REDACTED; theme=REDACTED")
     }
 
+    @Test func aSetCookiesAttributesAreNotSecretsHiddenElsewhere() {
+        let line = "sid=abc123; Domain=example.com; Path=/api; Expires=Wed, 21 Oct 2037 07:28:00 GMT; HttpOnly"
+        let values = redaction.hiddenValues(url: nil, headers: ["Set-Cookie": line], body: nil, contentType: nil)
+        #expect(values.contains("abc123"))
+        for attribute in [
+            "example.com", "/api", "Wed, 21 Oct 2037 07:28:00 GMT", "HttpOnly",
+            "Path=/api; Expires=Wed, 21 Oct 2037 07:28:00 GMT; HttpOnly",
+        ] {
+            #expect(!values.contains(attribute), "\(attribute)")
+        }
+        let echoes = redaction.hiding(values)
+        #expect(echoes.redacted(url: "https://api.example.com/api/users?sid=x") == "https://api.example.com/api/users?sid=REDACTED")
+        #expect(
+            echoes.redacted(["Set-Cookie": line])["Set-Cookie"]
+                == "sid=REDACTED; Domain=example.com; Path=/api; Expires=Wed, 21 Oct 2037 07:28:00 GMT; HttpOnly")
+    }
+
+    @Test func aCookieValueIsStillHiddenWhereAServerEchoesIt() {
+        let values = redaction.hiddenValues(
+            url: nil, headers: ["Set-Cookie": "Path=s3cret-1; Path=/", "Cookie": "domain=t0ken-2"], body: nil, contentType: nil)
+        #expect(redaction.hiding(values).redacted(text: "echo s3cret-1 t0ken-2") == "echo REDACTED REDACTED")
+    }
+
     @Test func otherHiddenHeadersAreStillHiddenWhole() {
         #expect(redacted("Authorization", "Bearer abc; Path=/") == "REDACTED")
     }

@@ -14,6 +14,11 @@ enum CookieRedaction {
     /// `Set-Cookie` attributes without a value.
     private static let flags: Set<String> = ["secure", "httponly", "partitioned"]
 
+    /// Whether `name` (before its `=`) is a `Set-Cookie` attribute whose value is not secret.
+    static func isAttribute(_ name: Substring) -> Bool {
+        attributes.contains(name.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
     /// `Cookie: a=1; b=2` as `a=REDACTED; b=REDACTED`.
     static func cookie(_ value: String) -> String {
         value.split(separator: ";", omittingEmptySubsequences: false).map { pair in

@@ -22,7 +22,7 @@ extension Redaction {
         guard !nameRules.isEmpty else { return [] }
         var values: [String] = []
         for field in headers where hides(name: field.name) {
-            values += Self.parts(ofCredential: field.value)
+            values += Self.parts(ofCredential: field.value, isSetCookie: Self.normalized(field.name) == "setcookie")
         }
         if let url {
             values += Self.userInfoCredentials(ofURL: url)
@@ -84,14 +84,21 @@ extension Redaction {
     /// RFC 3986's unreserved characters: what percent-encoding leaves as it is.
     private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    /// A credential's value and the parts of it that may travel alone.
-    private static func parts(ofCredential value: String) -> [String] {
+    /// A credential's value and the parts of it that may travel alone: each cookie's value, and
+    /// the credential after a scheme (`Bearer ...`). A `Set-Cookie` line's attributes (`Path=/api`,
+    /// `Domain=example.com`, `Expires=...`) are not secrets: hidden everywhere, they would take
+    /// the recorded URL's path and host with them.
+    private static func parts(ofCredential value: String, isSetCookie: Bool) -> [String] {
         var parts = [value]
-        for cookie in Substring(value).splitScalars(";") {
-            if let cookieValue = cookie.afterScalar("=") { parts.append(String(cookieValue)) }
+        for (index, cookie) in Substring(value).splitScalars(";").enumerated() {
+            let nameAndValue = cookie.splitScalars("=", maxSplits: 1)
+            guard nameAndValue.count == 2 else { continue }
+            if isSetCookie, index > 0, CookieRedaction.isAttribute(nameAndValue[0]) { continue }
+            parts.append(String(nameAndValue[1]))
         }
+        // A scheme is one token: `sid=abc; Path=/` has none.
         let atSpace = Substring(value).splitScalars(" ", maxSplits: 1)
-        if atSpace.count == 2 {
+        if atSpace.count == 2, !atSpace[0].unicodeScalars.contains(where: { $0 == "=" || $0 == ";" }) {
             let scheme = atSpace[0].lowercased()
             let credential = String(atSpace[1]).trimmingCharacters(in: .whitespaces)
             parts.append(credential)

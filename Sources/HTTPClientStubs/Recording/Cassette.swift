@@ -334,7 +334,7 @@ public struct Cassette: Sendable, Equatable {
     ///     interaction, in any encoding, or a compressed body could hide one, nothing is written
     ///     and the error names the interaction and the place.
     public func write(to url: URL, refusing redaction: Redaction = .none) throws(CassetteError) {
-        try checkNothingLeaks(redaction, file: url.path)
+        try refuseLeaks(of: redaction, file: url.path)
         let target = try Self.writableFile(url)
         let isHAR = Self.isHAR(url)
         do {
@@ -356,11 +356,12 @@ public struct Cassette: Sendable, Equatable {
         }
     }
 
-    /// Throws for the first place of the first interaction that still holds a secret, or whose
-    /// compressed body cannot be searched for one.
-    func checkNothingLeaks(_ redaction: Redaction, file: String) throws(CassetteError) {
+    /// Throws for the first place of the first interaction from number `first` (from 0) on that
+    /// still holds a value `redaction` hides wherever it appears, or whose compressed body cannot
+    /// be searched for one.
+    package func refuseLeaks(of redaction: Redaction, file: String, from first: Int = 0) throws(CassetteError) {
         guard redaction.hidesValues else { return }
-        for (index, interaction) in interactions.enumerated() {
+        for (index, interaction) in interactions.enumerated().dropFirst(first) {
             let number = index + 1
             let request = interaction.request
             let response = interaction.response

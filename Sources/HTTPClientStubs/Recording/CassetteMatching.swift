@@ -1,8 +1,15 @@
 import Foundation
 import HTTPClient
 
-/// Which recorded exchange answers a request: method and URL always (query order ignored,
-/// redacted values compared redacted); optionally the body and chosen headers.
+/// Which recorded exchange answers a request: the method and the URL (query order ignored);
+/// optionally the body (JSON compared as JSON) and chosen headers. Each is compared redacted on
+/// both sides, so a request with the real token matches the recording of `REDACTED`.
+///
+/// ```swift
+/// CassetteMatching()                                        // method, origin, path, query
+/// CassetteMatching(ignoringOrigin: true, ignoringQuery: true)  // method and path only
+/// CassetteMatching(body: true, headers: ["Accept"])         // and the body, and Accept
+/// ```
 public struct CassetteMatching: Sendable {
     /// Whether the body must match too (JSON compared as JSON).
     package var body: Bool
@@ -12,10 +19,21 @@ public struct CassetteMatching: Sendable {
     /// (`httpc serve`) leaves them out: its clients reach it at whatever address they use
     /// (`localhost`, `192.168.1.20`), and each request's URL has the host its `Host` line names.
     package var comparesOrigin = true
+    /// Whether the query must match too (its items in any order).
+    package var comparesQuery = true
 
-    /// Matching on method and URL, and on the body and `headers` when given.
-    public init(body: Bool = false, headers: [String] = []) {
+    /// Matching on the method and the URL, and on the body and `headers` when given.
+    ///
+    /// - Parameters:
+    ///   - body: Whether the body must match too.
+    ///   - headers: Headers whose values must match too.
+    ///   - ignoringOrigin: Whether the scheme, host and port may differ (a cassette recorded
+    ///     against staging answers production's URLs).
+    ///   - ignoringQuery: Whether the query may differ (a cache-buster, a timestamp).
+    public init(body: Bool = false, headers: [String] = [], ignoringOrigin: Bool = false, ignoringQuery: Bool = false) {
         self.body = body
         self.headers = headers
+        comparesOrigin = !ignoringOrigin
+        comparesQuery = !ignoringQuery
     }
 }

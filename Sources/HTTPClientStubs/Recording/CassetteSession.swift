@@ -72,7 +72,7 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
     ///   - column: See `fileID`.
     /// - Throws: ``CassetteError`` for a missing (in mode `none`), corrupt or unknown-version
     ///   cassette, or a path that is not a regular file (nor a link to one), naming the file.
-    public init(
+    public convenience init(
         file: URL,
         mode: RecordMode,
         upstream: any URLSessionProtocol = URLSession.shared,
@@ -82,19 +82,39 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
         reporting: FailureReporting = .automatic,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) throws {
-        self.file = file
-        self.mode = mode
-        self.replaysTiming = replaysTiming
         let stubs = StubRegistry(
             "cassette \(file.lastPathComponent)", reporting: reporting,
             fileID: fileID, filePath: filePath, line: line, column: column)
+        try self.init(
+            file: file, mode: mode, upstream: upstream, matching: matching, redaction: redaction, replaysTiming: replaysTiming,
+            stubs: stubs, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// Opens the cassette at `file` into `stubs`, a registry made for it (a test's, with its
+    /// name and its reporting).
+    ///
+    /// - Parameter seed: What to replay while `file` does not exist, as if it held it (an
+    ///   archive another tool recorded). Replayed as it is; in ``RecordMode/newEpisodes`` the
+    ///   file is written with it, redacted, and the exchanges recorded after it.
+    package init(
+        file: URL, mode: RecordMode, upstream: any URLSessionProtocol, matching: CassetteMatching, redaction: Redaction,
+        replaysTiming: Bool, stubs: StubRegistry, seed: Cassette? = nil,
+        fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+    ) throws {
+        let seed = FileManager.default.fileExists(atPath: file.path) ? nil : seed
+        let exists = seed != nil || FileManager.default.fileExists(atPath: file.path)
+        self.file = file
+        self.mode = mode
+        self.replaysTiming = replaysTiming
         self.stubs = stubs
-        let (records, replays) = try mode.plan(for: file)
-        let cassette = replays && FileManager.default.fileExists(atPath: file.path) ? try Cassette(contentsOf: file) : Cassette()
+        let (records, replays) = try mode.plan(for: file, exists: exists)
+        let cassette = replays && exists ? try seed ?? Cassette(contentsOf: file) : Cassette()
         // A cassette that cannot be written fails here, not at the first exchange recorded.
         if records { _ = try Cassette.writableFile(file) }
+        // Written redacted, as every exchange recorded here: another tool's archive may not be.
+        let written = seed != nil && replays ? Cassette(interactions: cassette.interactions.map(redaction.apply)) : cassette
         recorder = CassetteRecorder(
-            upstream: upstream, file: file, cassette: cassette, redaction: redaction, records: records
+            upstream: upstream, file: file, cassette: written, redaction: redaction, records: records
         ) { [stubs] interaction, index in
             // Recorded while replaying: the new exchange answers the next such request.
             if replays {
@@ -113,6 +133,9 @@ public final class CassetteSession: URLSessionProtocol, Sendable {
 
     /// The interactions recorded or loaded so far.
     package var cassette: Cassette { recorder.cassette }
+
+    /// Whether exchanges the cassette does not have are recorded into it.
+    package var records: Bool { recorder.records }
 
     // MARK: URLSessionProtocol
 

@@ -22,8 +22,12 @@ final class CassetteWriter: Sendable {
     /// The interactions loaded and recorded so far.
     var cassette: Cassette { recorded.current }
 
-    /// Redacts `raw`, appends it and writes the file, refusing registered secrets and the values
-    /// the rules hid in this exchange wherever they still are.
+    /// Redacts `raw`, appends it and writes the file, refusing registered secrets anywhere, and
+    /// the values the rules hid in this exchange in what it adds.
+    ///
+    /// The values this exchange hid are looked for in this exchange only: the interactions
+    /// before it were searched when they were written, and hold what redaction put there, which
+    /// the new exchange may carry back (a replayed `sid=REDACTED` cookie sent again).
     ///
     /// - Returns: The interaction as saved, and its place in the cassette (from 0).
     /// - Throws: ``CassetteError``, and nothing is written, when a secret would be, when the
@@ -31,7 +35,7 @@ final class CassetteWriter: Sendable {
     ///   read back), or when the file cannot be written.
     func save(_ raw: Cassette.Interaction) throws(CassetteError) -> (interaction: Cassette.Interaction, index: Int) {
         let interaction = redaction.apply(to: raw)
-        let refused = redaction.scrubbing(raw)
+        let hiddenHere = redaction.scrubbing(raw)
         let result = recorded.withLock { cassette -> Result<Int, CassetteError> in
             // Written, it would make the whole file unreadable: the next run could not start on it.
             if let problem = interaction.problem {
@@ -42,7 +46,8 @@ final class CassetteWriter: Sendable {
             var updated = cassette
             updated.interactions.append(interaction)
             do throws(CassetteError) {
-                try updated.write(to: file, refusing: refused)
+                try updated.refuseLeaks(of: hiddenHere, file: file.path, from: updated.interactions.count - 1)
+                try updated.write(to: file, refusing: redaction)
             } catch {
                 return .failure(error)
             }

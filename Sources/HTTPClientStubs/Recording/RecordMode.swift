@@ -34,8 +34,9 @@ public enum RecordMode: String, Sendable, CaseIterable {
     /// answer is recorded.
     ///
     /// - Throws: ``CassetteError/unreadable(file:reason:)`` in mode `none` when there is no file.
-    package func plan(for file: URL) throws(CassetteError) -> (records: Bool, replays: Bool) {
-        let exists = FileManager.default.fileExists(atPath: file.path)
+    /// - Parameter exists: Whether there is something to replay; by default, whether `file` exists.
+    package func plan(for file: URL, exists: Bool? = nil) throws(CassetteError) -> (records: Bool, replays: Bool) {
+        let exists = exists ?? FileManager.default.fileExists(atPath: file.path)
         switch self {
         case .none:
             guard exists else {

@@ -19,12 +19,17 @@ extension Redaction {
     }
 
     /// This redaction, also hiding every value its name rules hide anywhere in `interaction`.
+    ///
+    /// A value that holds the placeholder was written by redaction, not sent by a user: a
+    /// replayed `Set-Cookie: sid=REDACTED` comes back as `Cookie: sid=REDACTED` in the next
+    /// request, and hiding that everywhere would find it in the recording it came from.
     func scrubbing(_ interaction: Cassette.Interaction) -> Redaction {
         let request = interaction.request
         let response = interaction.response
-        return hiding(
+        let values =
             hiddenValues(url: request.url, in: request.headers, request.body)
-                + hiddenValues(url: nil, in: response.headers, response.body))
+            + hiddenValues(url: nil, in: response.headers, response.body)
+        return hiding(values.filter { !$0.contains(Redaction.placeholder) })
     }
 
     private func hiddenValues(url: String?, in headers: [Cassette.Header], _ body: Cassette.Body?) -> [String] {

@@ -28,9 +28,9 @@ extension StubRegistry {
     ) {
         // Both sides are redacted alike: a recording made with redaction off (a HAR export)
         // still matches, and so does a request carrying the real value of a redacted one.
-        let comparesOrigin = matching.comparesOrigin
+        let (comparesOrigin, comparesQuery) = (matching.comparesOrigin, matching.comparesQuery)
         let url: @Sendable (String) -> (path: String, url: String)? = {
-            Self.normalized(redaction.redacted(url: $0), keepingOrigin: comparesOrigin)
+            Self.normalized(redaction.redacted(url: $0), keepingOrigin: comparesOrigin, keepingQuery: comparesQuery)
         }
         // Nothing is dropped silently: an interaction that cannot be served fails the test.
         for (index, interaction) in cassette.interactions.enumerated() {
@@ -51,11 +51,10 @@ extension StubRegistry {
                         url(request.url.absoluteString)?.url == key.url
                     })
             if matching.body {
-                stub.matching(.body(first.request.body?.data ?? Data()))
+                stub.matching(.recordedBody(first.request, redaction: redaction))
             }
             for name in matching.headers {
-                let value = first.request.headers.first { $0.name.caseInsensitiveEquals(name) }?.value
-                stub.matching(value.map { .header(name, $0) } ?? !.header(name))
+                stub.matching(.recordedHeader(name, first.request.headers.value(of: name), redaction: redaction))
             }
             let responses = group.map { index, interaction in
                 var response = interaction.mockResponse(replaysTiming: replaysTiming)
@@ -95,9 +94,9 @@ extension StubRegistry {
         return order.compactMap { groups[$0] }
     }
 
-    /// Scheme, host, port (unless `keepingOrigin` is false) and path, with query items sorted:
-    /// the same URL whatever the order of its query.
-    static func normalized(_ url: String, keepingOrigin: Bool = true) -> (path: String, url: String)? {
+    /// Scheme, host, port (unless `keepingOrigin` is false) and path, with query items sorted
+    /// (unless `keepingQuery` is false): the same URL whatever the order of its query.
+    static func normalized(_ url: String, keepingOrigin: Bool = true, keepingQuery: Bool = true) -> (path: String, url: String)? {
         guard let components = URLComponents(string: url) else { return nil }
         let path = components.path.isEmpty ? "/" : components.path
         var normalized = ""
@@ -106,10 +105,39 @@ extension StubRegistry {
             if let port = components.port { normalized += ":\(port)" }
         }
         normalized += components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery, !query.isEmpty {
+        if keepingQuery, let query = components.percentEncodedQuery, !query.isEmpty {
             normalized += "?" + query.split(separator: "&").sorted().joined(separator: "&")
         }
         return (path, normalized)
+    }
+}
+
+extension RequestMatcher {
+    /// The recorded request's body, redacted, against the request's, redacted alike: a recorded
+    /// `"password": "REDACTED"` matches the real password. JSON is compared as JSON (member
+    /// order and spacing aside).
+    fileprivate static func recordedBody(_ recorded: Cassette.Request, redaction: Redaction) -> RequestMatcher {
+        let expected = redaction.redacted(body: recorded.body?.data ?? Data(), contentType: recorded.headers.contentType)
+        let expectedJSON = try? JSONValue(parsing: expected)
+        return RequestMatcher("body \(excerpt(expected)) (compared redacted)") { request in
+            guard !request.isBodyHidden else {
+                return "the body of this upload task never reached the cassette: URLSession keeps an upload's body from URLProtocols"
+            }
+            let actual = redaction.redacted(body: request.body, contentType: request.headers["Content-Type"])
+            if actual == expected { return nil }
+            if let expectedJSON, let json = try? JSONValue(parsing: actual), json == expectedJSON { return nil }
+            return "body \(excerpt(actual)) != \(excerpt(expected)) (compared redacted)"
+        }
+    }
+
+    /// Header `name` with the recorded value, both redacted; absent when the recording had none.
+    fileprivate static func recordedHeader(_ name: String, _ recorded: String?, redaction: Redaction) -> RequestMatcher {
+        let expected = recorded.map { redaction.redacted(header: name, value: $0) }
+        return RequestMatcher("header \(name): \(expected ?? "(absent)") (compared redacted)") { request in
+            let actual = request.headers[name].map { redaction.redacted(header: name, value: $0) }
+            guard actual != expected else { return nil }
+            return "header \(name) is \(actual ?? "absent"), not \(expected ?? "absent") (compared redacted)"
+        }
     }
 }
 

@@ -13,3 +13,10 @@ extension Redaction {
                 contentType: request.headers["Content-Type"]))
     }
 }
+
+extension RecordedRequest {
+    /// `GET https://h/feed?token=REDACTED`: the request in one line, its URL redacted.
+    func redactedLine(_ redaction: Redaction) -> String {
+        "\(method) \(redaction.redacted(url: url.absoluteString))"
+    }
+}

@@ -45,6 +45,8 @@ public final class Stub: Sendable, CustomStringConvertible {
         var onDelivery: [@Sendable (RecordedRequest) -> Void] = []
         /// The registry's, to file the stub again when a condition is added.
         var conditionsChanged: (@Sendable (Stub) -> Void)?
+        /// The registry it is registered in, whose other requests a wait that runs out lists.
+        weak var registry: StubRegistry?
     }
 
     /// Registration order in its registry: later stubs win over earlier ones.
@@ -206,16 +208,49 @@ public final class Stub: Sendable, CustomStringConvertible {
     }
 
     /// Returns once this stub has answered `count` requests in all (their responses may still be
-    /// on their way). Throws ``StubWaitError`` after `timeout`.
-    public func waitForRequests(_ count: Int = 1, timeout: Duration = .seconds(60)) async throws {
-        try await arrivals.wait(until: count, timeout: timeout, waitingFor: "requests to \(self)")
+    /// on their way).
+    ///
+    /// Throws ``StubWaitError`` after `timeout`, 10 seconds by default (see ``StubWaitError``
+    /// for why, and for heavily parallel runs), listing the requests this stub answered and the
+    /// others its registry saw, with what answered each.
+    public func waitForRequests(_ count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+        try await arrivals.wait(until: count, timeout: timeout, waitingFor: "requests to \(self)") { [self] in
+            observedRequests(delivered: nil)
+        }
     }
 
     /// Returns once `count` of this stub's responses have been delivered in all (see
-    /// ``onDelivery(_:)``). Throws ``StubWaitError`` after `timeout`.
-    public func waitForDeliveries(_ count: Int = 1, timeout: Duration = .seconds(60)) async throws {
-        try await deliveries.wait(until: count, timeout: timeout, waitingFor: "responses of \(self) delivered")
+    /// ``onDelivery(_:)``).
+    ///
+    /// Throws ``StubWaitError`` after `timeout`, 10 seconds by default (see ``StubWaitError``),
+    /// saying how many requests arrived and listing them, and the others its registry saw.
+    public func waitForDeliveries(_ count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+        try await deliveries.wait(until: count, timeout: timeout, waitingFor: "responses of \(self) delivered") { [self] in
+            observedRequests(delivered: deliveries.count)
+        }
     }
+
+    /// What a wait that ran out saw: this stub's calls, then the registry's other requests.
+    private func observedRequests(delivered: Int?) -> [String] {
+        let (calls, callCount, registry) = state.withLock { ($0.calls, $0.callCount, $0.registry) }
+        let redaction = registry?.redaction ?? .standard
+        var lines: [String] = []
+        if let delivered, callCount > delivered {
+            lines.append(
+                "\(callCount) arrived and \(callCount - delivered) of their responses are not delivered yet "
+                    + "(held, delayed, or their tasks not resumed).")
+        }
+        if !calls.isEmpty {
+            lines.append("It answered:")
+            lines += calls.suffix(Self.listedRequests).map { "  " + $0.redactedLine(redaction) }
+        }
+        let answered = Set(calls.map(\.sequenceNumber))
+        lines += registry?.requestsElsewhere(excluding: answered, limit: Self.listedRequests) ?? []
+        return lines
+    }
+
+    /// How many requests a wait that runs out lists at most, of each kind (the latest).
+    static let listedRequests = 10
 
     // MARK: Inspecting
 
@@ -324,6 +359,11 @@ public final class Stub: Sendable, CustomStringConvertible {
     /// Calls `handler` after every ``matching(_:)``, outside the stub's lock.
     func whenConditionsChange(_ handler: @escaping @Sendable (Stub) -> Void) {
         state.withLock { $0.conditionsChanged = handler }
+    }
+
+    /// Notes the registry the stub belongs to (kept weakly).
+    func registered(in registry: StubRegistry) {
+        state.withLock { $0.registry = registry }
     }
 
     // MARK: Queues (a MockURLSession's enqueued answers)

@@ -120,6 +120,27 @@ extension StubRegistry {
         reporting.report(redaction.redacted(text: message), site, createdInSwiftTesting)
     }
 
+    /// The latest `limit` requests whose sequence numbers are not in `excluded`, each with what
+    /// answered it: for a wait on a stub that ran out, the requests that went elsewhere.
+    package func requestsElsewhere(excluding excluded: Set<Int>, limit: Int) -> [String] {
+        let others = requests.filter { !excluded.contains($0.sequenceNumber) }
+        guard !others.isEmpty else { return [] }
+        let stubs = self.stubs
+        let lines = others.suffix(limit).map { request -> String in
+            let answer: String
+            switch request.answerSource {
+            case nil: answer = "matched no stub"
+            case .stub?:
+                let stub = stubs.first { $0.calls.contains { $0.sequenceNumber == request.sequenceNumber } }
+                answer = "answered by \(stub.map { "\($0)" } ?? "another stub")"
+            case let source?: answer = "answered from \(source)"
+            }
+            return "  \(request.redactedLine(redaction)): \(answer)"
+        }
+        let count = others.count == 1 ? "1 other request" : "\(others.count) other requests"
+        return ["\"\(name)\" saw \(count)\(others.count > limit ? ", the latest \(limit) here" : ""):"] + lines
+    }
+
     private func requestLog() -> String {
         let all = requests
         guard !all.isEmpty else { return "No requests were made to \"\(name)\"." }

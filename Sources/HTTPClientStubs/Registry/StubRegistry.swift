@@ -168,6 +168,7 @@ public final class StubRegistry: Sendable {
             state.index.insert(stub)
             // A condition added later (`matching(.header(...))`) may file it under a value.
             stub.whenConditionsChange { [weak self] stub in self?.refile(stub) }
+            stub.registered(in: self)
             return stub
         }
     }

@@ -31,7 +31,15 @@ public final class HeldResponse: Sendable {
         let resume: @Sendable (_ error: (any Error)?) -> Void
     }
 
-    private let state = Locked<(gate: Gate, waiting: [Waiting], nextID: Int)>((.closed, [], 0))
+    private struct State: Sendable {
+        var gate = Gate.closed
+        var waiting: [Waiting] = []
+        var nextID = 0
+        /// The latest requests held, released or not: what a wait that runs out lists.
+        var recent: [(id: Int, request: RecordedRequest)] = []
+    }
+
+    private let state = Locked(State())
     private let holding = Milestones()
     /// A name for reports.
     package let name: String
@@ -56,9 +64,20 @@ public final class HeldResponse: Sendable {
     }
 
     /// Returns once `count` requests have been held (in all), so the test knows the code under
-    /// test is waiting. Throws ``StubWaitError`` after `timeout`.
-    public func waitUntilHolding(_ count: Int = 1, timeout: Duration = .seconds(60)) async throws {
-        try await holding.wait(until: count, timeout: timeout, waitingFor: "requests held by \(name)")
+    /// test is waiting.
+    ///
+    /// Throws ``StubWaitError`` after `timeout`, 10 seconds by default (see ``StubWaitError``
+    /// for why, and for heavily parallel runs), listing the requests it held and whether each is
+    /// held still.
+    public func waitUntilHolding(_ count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+        try await holding.wait(until: count, timeout: timeout, waitingFor: "requests held by \(name)") { [self] in
+            let (recent, waiting) = state.withLock { ($0.recent, Set($0.waiting.map(\.id))) }
+            guard !recent.isEmpty else {
+                return ["No request reached it: does a stub answer with .held(by:) it, and is that stub's request sent?"]
+            }
+            return ["It held:"]
+                + recent.map { "  \($0.request.redactedLine(.standard)): \(waiting.contains($0.id) ? "held now" : "let go")" }
+        }
     }
 
     // MARK: Engine
@@ -72,7 +91,10 @@ public final class HeldResponse: Sendable {
         let (gate, id) = state.withLock { state -> (Gate, Int) in
             let id = state.nextID
             state.nextID += 1
-            if case .closed = state.gate { state.waiting.append(Waiting(id: id, request: request, resume: resume)) }
+            if case .closed = state.gate {
+                state.waiting.append(Waiting(id: id, request: request, resume: resume))
+                state.recent = (state.recent + [(id, request)]).suffix(Stub.listedRequests)
+            }
             return (state.gate, id)
         }
         switch gate {

@@ -2,10 +2,8 @@ import Foundation
 import HTTPClient
 
 /// A counter that `async` code can wait on: "until 2 requests have arrived". Each wait has a
-/// time limit, so a test whose code under test never sends fails with a message instead of
-/// hanging. The public waits default to 60 s: a correct wait returns as soon as the event
-/// happens, and a loaded machine (measured: ThreadSanitizer on 2 cores, where CPU-heavy tests
-/// hold the cooperative pool) can take several seconds just to start the task that sends.
+/// time limit, so a test whose code under test never sends fails with a message saying what
+/// happened instead of hanging (see ``StubWaitError`` for the public waits' default).
 final class Milestones: Sendable {
     private struct Waiter: Sendable {
         let id: Int
@@ -39,7 +37,13 @@ final class Milestones: Sendable {
 
     /// Returns once the count reaches `target`; throws ``StubWaitError`` after `timeout`, and
     /// `CancellationError` when the waiting task is cancelled.
-    func wait(until target: Int, timeout: Duration, waitingFor what: String) async throws {
+    ///
+    /// - Parameters:
+    ///   - what: What is awaited, for the error: `requests to GET /feed`.
+    ///   - observed: What happened instead, asked when the time runs out: one line each.
+    func wait(
+        until target: Int, timeout: Duration, waitingFor what: String, observed: @escaping @Sendable () -> [String] = { [] }
+    ) async throws {
         let id = state.withLock { state -> Int in
             defer { state.nextID += 1 }
             return state.nextID
@@ -58,7 +62,8 @@ final class Milestones: Sendable {
                 let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
                 DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
                     guard let waiter = take(id) else { return }
-                    waiter.continuation.resume(throwing: StubWaitError(waitingFor: what, expected: target, seen: count, timeout: timeout))
+                    waiter.continuation.resume(
+                        throwing: StubWaitError(waitingFor: what, expected: target, seen: count, timeout: timeout, observed: observed()))
                 }
             }
         } onCancel: {

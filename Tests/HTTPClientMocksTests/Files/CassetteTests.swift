@@ -172,6 +172,17 @@ struct CassetteTests {
         await #expect(throws: HTTPClientError.self) { try await byBody.post(testURL("https://h/users"), body: Data("two".utf8)) }
     }
 
+    @Test func theOriginAndTheQueryCanBeLeftOutOfTheMatch() async throws {
+        _ = try await HTTPClient(session: try session(.all)).get(testURL("https://staging.example.com/users/1?t=100"))
+        let loose = HTTPClient(session: try session(.none, matching: CassetteMatching(ignoringOrigin: true, ignoringQuery: true)))
+        #expect(try await loose.get(testURL("http://api.example.com:8080/users/1?t=200")).text == #"{"id": 1, "name": "Ada"}"#)
+
+        let strict = HTTPClient(session: try session(.none))
+        await #expect(throws: HTTPClientError.self) { try await strict.get(testURL("https://api.example.com/users/1?t=100")) }
+        await #expect(throws: HTTPClientError.self) { try await strict.get(testURL("https://staging.example.com/users/1?t=200")) }
+        await #expect(throws: HTTPClientError.self) { try await loose.get(testURL("https://staging.example.com/users/2?t=100")) }
+    }
+
     // MARK: Redaction
 
     @Test func aRecordedCassetteContainsNoSecret() async throws {

@@ -83,6 +83,16 @@ struct MigrationExamplesTests {
         #expect(user.name == "Ada")
     }
 
+    @Test(.cassette("fetchUser", matching: CassetteMatching(ignoringOrigin: true, ignoringQuery: true)))
+    func fetchUser() async throws {
+        // Replays/fetchUser.har beside this file, as Replay recorded it.
+        let client = HTTPClient(session: try CassetteSession.current)
+
+        let user = try await client.send(HTTPClient.Request<User>.get("https://api.example.com/users/42")).value
+
+        #expect(user.id == 42)
+    }
+
     @Test func recordsTheURLAndResumesTheTask() throws {
         let session = MockURLSession()
         session.nextData = Data(#"{"id": 1, "name": "Ada"}"#.utf8)

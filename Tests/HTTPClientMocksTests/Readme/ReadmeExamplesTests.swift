@@ -5,6 +5,7 @@ import Foundation
 import HTTPClient
 import HTTPClientMocks
 import Testing
+import XCTest
 
 struct User: Codable, Sendable {
     let id: Int
@@ -23,7 +24,7 @@ struct UserService {
     }
 }
 
-@Test func fetchesTheUser() async throws {
+@Test func asksForTheUser() async throws {
     let session = MockURLSession()
     session.enqueue(.json(raw: #"{"id": 1, "name": "Ada"}"#))
     let service = UserService(session: session)
@@ -32,6 +33,47 @@ struct UserService {
 
     #expect(user.name == "Ada")
     #expect(session.lastURL?.absoluteString == "https://api.example.com/v2/users/1")
+}
+
+@Test(.cassette()) func fetchesTheUser() async throws {
+    let service = UserService(session: try CassetteSession.current)  // replays Cassettes/fetchesTheUser.json
+
+    let user = try await service.user(id: 1)
+
+    #expect(user.name == "Ada")
+}
+
+@Test(.cassette(), arguments: [1, 2])
+func fetchesEachUser(id: Int) async throws {
+    let service = UserService(session: try CassetteSession.current(case: id))  // Cassettes/fetchesEachUser(id_)/1.json, ...
+
+    let user = try await service.user(id: id)
+
+    #expect(user.id == id)
+}
+
+final class UserServiceTests: XCTestCase {
+    func testFetchesTheUser() async throws {
+        let service = UserService(session: try cassette())  // Cassettes/UserServiceTests.testFetchesTheUser.json
+
+        let user = try await service.user(id: 1)
+
+        XCTAssertEqual(user.name, "Ada")
+    }
+}
+
+/// The test of GettingStarted.md, which answers in code.
+@Suite struct GettingStartedExamples {
+    @Test func fetchesTheUser() async throws {
+        let session = MockURLSession()
+        session.enqueue(.json(raw: #"{"id": 1, "name": "Ada"}"#))
+        let service = UserService(session: session)
+
+        let user = try await service.user(id: 1)
+
+        #expect(user.name == "Ada")
+        #expect(session.lastURL?.absoluteString == "https://api.example.com/v2/users/1")
+    }
 }
 
 @Test func keepsTheServersErrorBody() throws {

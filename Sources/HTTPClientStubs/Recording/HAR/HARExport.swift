@@ -23,7 +23,7 @@ extension Cassette {
     ///   ``CassetteError/unwritable(file:reason:)`` when a date cannot be written.
     public func harData(redaction: Redaction = .standard) throws(CassetteError) -> Data {
         let redacted = Cassette(interactions: interactions.map { redaction.apply(to: $0) })
-        try redacted.checkNothingLeaks(redaction, file: "(HAR export)")
+        try redacted.refuseLeaks(of: redaction, file: "(HAR export)")
         do {
             return try redacted.encodedHAR(streaming: nil)
         } catch {
