@@ -72,3 +72,9 @@ let corelibsTrapsOnResumeRightAfterAProtocolFinished = true
 #else
 let corelibsTrapsOnResumeRightAfterAProtocolFinished = false
 #endif
+
+/// How long a test waits for an event it expects (a request held, a delivery) before it fails:
+/// far past what the slowest run needs. The library's 10-second default suits one test at a
+/// time; this suite runs a thousand at once on two cores, where a task can wait tens of seconds
+/// for a thread. A wait returns as soon as its event happens, so the length costs nothing.
+let eventWait = Duration.seconds(600)

@@ -171,7 +171,7 @@ struct ScenarioTests {
         let session = MockURLSession(stubs: stubs)
 
         let placing = Task { try await session.data(for: request("POST", "https://h/orders")) }
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         #expect(order.state == "placed")
         gate.release()
 

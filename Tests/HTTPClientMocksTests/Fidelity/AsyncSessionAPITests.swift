@@ -109,7 +109,7 @@ struct AsyncSessionAPITests {
         stubs.stub(.get, "/slow").respond(.text("late").held(by: gate))
         let session = try transport.session(stubs)
         let call = Task { try await session.data(for: URLRequest(url: testURL("https://h/slow"))) }
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         call.cancel()
         let error = await #expect(throws: URLError.self) { try await call.value }
         #expect(error?.code == .cancelled)

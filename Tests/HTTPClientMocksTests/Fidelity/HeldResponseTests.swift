@@ -29,13 +29,13 @@ struct HeldResponseTests {
         let stub = stubs.stub(.get, "/feed").respond(.text("[]").held(by: feed))
         let session = try transport.session(stubs)
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
-        try await feed.waitUntilHolding()
+        try await feed.waitUntilHolding(timeout: eventWait)
         #expect(stub.callCount == 1)
         #expect(stubs.heldRequests.count == 1)
         feed.release()
         let (data, _) = try await load.value
         #expect(data == Data("[]".utf8))
-        try await stub.waitForDeliveries()
+        try await stub.waitForDeliveries(timeout: eventWait)
     }
 
     /// Where a stubbed error cannot reach the client as it is (documented), the request still fails.
@@ -46,7 +46,7 @@ struct HeldResponseTests {
         stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate))
         let session = try transport.session(stubs)
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         gate.fail(with: URLError(.networkConnectionLost))
         let error = await #expect(throws: URLError.self) { try await load.value }
         if !transport.differs(in: .stubbedErrors) { #expect(error?.code == .networkConnectionLost) }
@@ -66,7 +66,7 @@ struct HeldResponseTests {
             for try await chunk in chunks { body.append(chunk) }
             return body
         }
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         #expect(!headArrived.current)
         gate.release()
         #expect(try await load.value == Data("one two".utf8))
@@ -83,7 +83,7 @@ struct HeldResponseTests {
         request.timeoutInterval = 1
         let session = try transport.session(stubs, simulatesLatency: true)
         let load = Task { try await session.data(for: request) }
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         if transport.differs(in: .heldRequestsIgnoreTimeouts) {
             let error = await #expect(throws: URLError.self) { try await load.value }
             #expect(error?.code == .timedOut)
@@ -107,7 +107,7 @@ struct HeldResponseTests {
         let configuration = URLSessionConfiguration.ephemeral
         let session = try transport.session(stubs, configuration: configuration)
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/sso"))) }
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         load.cancel()
         let error = await #expect(throws: URLError.self) { try await load.value }
         #expect(error?.code == .cancelled)
@@ -126,7 +126,7 @@ struct HeldResponseTests {
         stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate)).onDelivery { _ in delivered.withLock { $0 += 1 } }
         let session = try transport.session(stubs)
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         load.cancel()
         _ = try? await load.value
         if transport.differs(in: .cancellation) { #expect(await eventually { gate.heldRequests.isEmpty }) }
@@ -142,7 +142,7 @@ struct HeldResponseTests {
         stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate))
         let session = try transport.session(stubs)
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         load.cancel()
         _ = try? await load.value
         // Where the stubs learn of a cancel after the client (documented), wait for it.
@@ -160,7 +160,7 @@ struct HeldResponseTests {
         let home = stubs.stub(.get, "/home").respond(.text("home")).allowingUnused()
         let session = try transport.session(stubs)
         let loads = (0..<50).map { n in Task { try await session.data(for: URLRequest(url: testURL("https://h/sso/\(n)"))) } }
-        try await gate.waitUntilHolding(50)
+        try await gate.waitUntilHolding(50, timeout: eventWait)
         for load in loads[..<25] { load.cancel() }
         for load in loads[..<25] { _ = try? await load.value }
         if transport.differs(in: .cancellation) { #expect(await eventually { gate.heldRequests.count == 25 }) }
@@ -190,13 +190,13 @@ struct HeldResponseTests {
         let profile = stubs.stub(.get, "/profile").respond(.text("{}").held(by: gate))
         let session = try transport.session(stubs)
         session.makeDataTask(with: URLRequest(url: testURL("https://h/profile"))) { _, _, _ in }.resume()
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         #expect(stubs.verify() == false)
         #expect(failures.all.contains { $0.contains("still held") && $0.contains("GET http") && $0.contains("://h/profile") })
         #expect(failures.all.contains { $0.contains("profile gate") })
         gate.release()
         #expect(stubs.verifyNoHeldRequests())
-        try await profile.waitForDeliveries()
+        try await profile.waitForDeliveries(timeout: eventWait)
     }
 
     @Test(arguments: Transport.allCases)
@@ -209,8 +209,8 @@ struct HeldResponseTests {
         // What an app's analytics call does: starts a task and never looks at it again.
         session.makeDataTask(with: event) { _, _, _ in }.resume()
         session.makeDataTask(with: event) { _, _, _ in }.resume()
-        try await analytics.waitForRequests(2)
-        try await analytics.waitForDeliveries(2)
+        try await analytics.waitForRequests(2, timeout: eventWait)
+        try await analytics.waitForDeliveries(2, timeout: eventWait)
         #expect(analytics.callCount == 2)
     }
 
@@ -229,7 +229,7 @@ struct HeldResponseTests {
             completed.advance()
         }.resume()
         try await completed.wait(until: 1, timeout: .seconds(60), waitingFor: "the completion handler")
-        try await stub.waitForDeliveries()
+        try await stub.waitForDeliveries(timeout: eventWait)
         if transport.differs(in: .deliveryAfterTheCompletionHandler) {
             #expect(seen.current.first == "request /a")
             #expect(seen.current.sorted() == ["completion", "delivered /a", "request /a"])
@@ -262,11 +262,11 @@ struct HeldResponseTests {
         let stub = stubs.stub(.get, "/feed").respond(.text("[]").held(by: gate)).onDelivery { _ in delivered.withLock { $0 += 1 } }
         let session = try transport.session(stubs)
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/feed"))) }
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         #expect(delivered.current == 0)
         gate.release()
         _ = try await load.value
-        try await stub.waitForDeliveries()
+        try await stub.waitForDeliveries(timeout: eventWait)
         #expect(delivered.current == 1)
     }
 

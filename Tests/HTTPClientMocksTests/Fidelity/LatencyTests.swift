@@ -60,7 +60,7 @@ struct LatencyTests {
         let stub = stubs.stub(.get, "/slow").respond(.text("late").delayed(by: 600))
         let client = HTTPClient(session: try transport.session(stubs, simulatesLatency: true))
         let call = Task { try await client.get(testURL("https://h/slow")) }
-        try await stub.waitForRequests()
+        try await stub.waitForRequests(timeout: eventWait)
         let clock = ContinuousClock()
         let start = clock.now
         call.cancel()
@@ -81,13 +81,13 @@ struct LatencyTests {
         let later = stubs.stub(.get, "/later").respond(.text("late").delayed(by: 2))
         let session = try transport.session(stubs, simulatesLatency: true)
         let call = Task { try await session.data(for: URLRequest(url: testURL("https://h/cancelled"))) }
-        try await cancelled.waitForRequests()
+        try await cancelled.waitForRequests(timeout: eventWait)
         call.cancel()
         // A run slow enough to cancel after the answer came has it delivered; then, it counts.
         let wasCancelled = (await call.result).failure != nil
         // The same latency, started after: by its end, the cancelled answer's is over too.
         _ = try await session.data(for: URLRequest(url: testURL("https://h/later")))
-        try await later.waitForDeliveries()
+        try await later.waitForDeliveries(timeout: eventWait)
         #expect(delivered.current == (wasCancelled ? 0 : 1))
     }
 }

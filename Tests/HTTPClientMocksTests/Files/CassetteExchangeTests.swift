@@ -57,7 +57,7 @@ struct CassetteExchangeTests {
         let gate = HeldResponse()
         session.stubs.stub(.get, "https://api.example.com/users").respond(.text("held").held(by: gate))
         async let answer = session.data(for: request("GET", "https://api.example.com/users"))
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         #expect(session.stubs.heldRequests.count == 1)
         gate.release()
         #expect(try await answer.0 == Data("held".utf8))
@@ -114,7 +114,7 @@ struct CassetteExchangeTests {
             recorder.record((error as? URLError)?.code)
         }
         task.resume()
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         task.cancel()
         gate.release()
         #expect(recorder.value == .cancelled)

@@ -120,7 +120,7 @@ struct MockerScenarioTests {
         let slow = stubs.stub(.get, "https://h/slow").respond(.status(200).delayed(by: 600))
         let session = stubs.makeURLSession()
         let load = Task { try await session.data(for: URLRequest(url: testURL("https://h/slow"))) }
-        try await slow.waitForRequests()
+        try await slow.waitForRequests(timeout: eventWait)
         load.cancel()
         let error = await #expect(throws: URLError.self) { try await load.value }
         #expect(error?.code == .cancelled)
@@ -134,7 +134,7 @@ struct MockerScenarioTests {
             .onDelivery { _ in events.withLock { $0.append("delivery") } }
         let task = stubs.makeURLSession().dataTask(with: testURL("https://h/callbacks"))
         task.resume()
-        try await stub.waitForDeliveries()
+        try await stub.waitForDeliveries(timeout: eventWait)
         #expect(events.current == ["request", "delivery"])
     }
 
@@ -142,7 +142,7 @@ struct MockerScenarioTests {
         let stubs = StubRegistry()
         let stub = stubs.stub(.get, "https://www.example.com/").respond(.status(200))
         stubs.makeURLSession().dataTask(with: testURL("https://www.example.com/")).resume()
-        try await stub.waitForRequests()
+        try await stub.waitForRequests(timeout: eventWait)
         #expect(stub.callCount == 1)
     }
 
@@ -150,7 +150,7 @@ struct MockerScenarioTests {
         let stubs = StubRegistry()
         let stub = stubs.stub(.get, "https://www.example.com/").respond(.status(200))
         stubs.makeURLSession().dataTask(with: testURL("https://www.example.com/")).resume()
-        try await stub.waitForDeliveries()
+        try await stub.waitForDeliveries(timeout: eventWait)
         #expect(stub.calls.map(\.path) == ["/"])
     }
 
@@ -169,10 +169,10 @@ struct MockerScenarioTests {
         var post = URLRequest(url: testURL("https://h/prompt"))
         post.httpMethod = "POST"
         session.dataTask(with: post).resume()
-        try await prompt.waitForDeliveries()
-        try await gate.waitUntilHolding()
+        try await prompt.waitForDeliveries(timeout: eventWait)
+        try await gate.waitUntilHolding(timeout: eventWait)
         gate.release()
-        try await delayed.waitForDeliveries()
+        try await delayed.waitForDeliveries(timeout: eventWait)
         #expect(order.current == ["prompt", "delayed"])
     }
 

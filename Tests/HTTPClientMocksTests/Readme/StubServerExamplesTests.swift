@@ -30,7 +30,7 @@ import Testing
     defer { server.stop() }
 
     let loading = Task { try await URLSession(configuration: .ephemeral).data(from: server.baseURL.appendingPathComponent("feed")) }
-    try await feed.waitUntilHolding()  // the request has arrived and waits
+    try await feed.waitUntilHolding(timeout: .seconds(120))  // the request has arrived and waits
     feed.release()
 
     let (data, _) = try await loading.value

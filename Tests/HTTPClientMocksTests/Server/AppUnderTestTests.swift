@@ -22,7 +22,7 @@ struct AppUnderTestTests {
             try HttpcTests.builtExecutable("AppUnderTest"), environment: ["API_BASE_URL": server.baseURL.absoluteString])
         #expect(app.nextLine() == "loading user 1")
         // The app's request has reached the server and waits: a UI test checks the spinner here.
-        try await user.waitUntilHolding()
+        try await user.waitUntilHolding(timeout: eventWait)
         #expect(create.callCount == 0)
         user.release()
         #expect(app.nextLine() == "user: Ada")

@@ -69,7 +69,7 @@ struct HttpcServeRecordingHostileTests {
         }
         let held = try RawConnection(port: port)
         held.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         kill(launched.process.processIdentifier, SIGKILL)
         _ = launched.finish()
 

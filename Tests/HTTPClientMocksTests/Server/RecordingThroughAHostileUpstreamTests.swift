@@ -98,7 +98,7 @@ struct RecordingThroughAHostileUpstreamTests {
         let port = server.port
         let connection = try RawConnection(port: port)
         connection.send("GET /endless HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await endless.waitForRequests(1)
+        try await endless.waitForRequests(1, timeout: eventWait)
 
         let stopped = Milestones()
         Thread.detachNewThread {
@@ -291,7 +291,7 @@ struct RecordingThroughAHostileUpstreamTests {
         let port = server.port
         let connection = try RawConnection(port: port)
         connection.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
 
         server.stop()
         gate.release()

@@ -68,7 +68,7 @@ struct StubServerHTTPTests {
         let connection = try RawConnection(port: server.port)
 
         connection.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         try await second.waitForRequests(1, timeout: .seconds(10))
         #expect(!connection.hasBytes(within: 20))
         gate.release()
@@ -209,7 +209,7 @@ struct StubServerHTTPTests {
         let connection = try RawConnection(port: server.port)
 
         connection.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         #expect(!connection.hasBytes(within: 150))
         gate.release()
 

@@ -273,7 +273,7 @@ struct StubServerHostileClientTests {
                     ? "GET /held HTTP/1.1\r\nHost: x\r\n\r\n"
                     : "GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n")
         }
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
 
         server.stop()
         gate.release()

@@ -72,7 +72,7 @@ struct StubServerLifecycleTests {
         let server = try StubServer(stubs)
         let connection = try RawConnection(port: server.port)
         connection.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
 
         server.stop()
         gate.release()
@@ -96,7 +96,7 @@ struct StubServerLifecycleTests {
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
         connection.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
 
         connection.disconnect()
         try await logged.wait(until: 1, timeout: .seconds(10), waitingFor: "the log entry of the cancelled request")
@@ -164,7 +164,7 @@ struct StubServerLifecycleTests {
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
         connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /held HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
 
         connection.finishSending()
         try await logged.wait(until: 2, timeout: .seconds(10), waitingFor: "the log entry of the let-go request")

@@ -132,7 +132,7 @@ struct StubServerTests {
         let connection = try RawConnection(port: server.port)
 
         connection.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         #expect(!connection.hasBytes(within: 20))
         gate.release()
 

@@ -113,7 +113,7 @@ struct StubServerUpstreamTests {
         let port = server.port
 
         let slow = Task { try await offThePool { try Self.get("/slow", port: port) } }
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         // Connections go to every loop in turn: twice as many as there are loops reach each one.
         for _ in 0..<(2 * ProcessInfo.processInfo.activeProcessorCount) {
             #expect(try get("/fast", from: server).text == "now")
@@ -134,7 +134,7 @@ struct StubServerUpstreamTests {
         let connection = try RawConnection(port: server.port)
 
         connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await gate.waitUntilHolding()
+        try await gate.waitUntilHolding(timeout: eventWait)
         connection.disconnect()
 
         // The upstream's connection closed under its held answer: the request left the gate.
