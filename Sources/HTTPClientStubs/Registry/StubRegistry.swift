@@ -74,6 +74,8 @@ public final class StubRegistry: Sendable {
     /// The states of the registry's scenarios (``scenario(_:)``), shared with its stubs, which
     /// check and move them as they answer.
     let scenarios = ScenarioBook()
+    /// The answers given, kept while a test that attaches its traffic on failure owns the registry.
+    package let answers = AnswerLog()
 
     /// How many of the latest requests the log (``requests``) and each stub's
     /// ``Stub/calls`` keep: 10,000 unless set. Older ones are let go, so a registry behind a
@@ -229,6 +231,7 @@ public final class StubRegistry: Sendable {
             return kept
         }
         for stub in kept { stub.forgetCallsAndQueue() }
+        answers.forget()
         scenarios.resetAll()
     }
 
@@ -310,6 +313,18 @@ public final class StubRegistry: Sendable {
         _ urlRequest: URLRequest, reportingMisses: Bool = true, bodyIsHidden: Bool = false, answersHeadAsGet: Bool = false,
         passesUnmatchedThrough: Bool = false
     ) -> Resolution {
+        let (resolution, sequenceNumber) = decide(
+            urlRequest, reportingMisses: reportingMisses, bodyIsHidden: bodyIsHidden, answersHeadAsGet: answersHeadAsGet,
+            passesUnmatchedThrough: passesUnmatchedThrough)
+        answers.note(resolution, for: sequenceNumber, limit: retention.limit)
+        return resolution
+    }
+
+    /// ``resolve(_:reportingMisses:bodyIsHidden:answersHeadAsGet:passesUnmatchedThrough:)``'s
+    /// decision, and the sequence number it gave the request.
+    private func decide(
+        _ urlRequest: URLRequest, reportingMisses: Bool, bodyIsHidden: Bool, answersHeadAsGet: Bool, passesUnmatchedThrough: Bool
+    ) -> (Resolution, sequenceNumber: Int) {
         var request = RecordedRequest(urlRequest, bodyIsHidden: bodyIsHidden)
         // One lock for all the request needs of the registry: its place in the log, and every
         // stub and rule that may answer it, as they stand at its arrival.
@@ -323,7 +338,7 @@ public final class StubRegistry: Sendable {
             let slot = LogSlot(generation: state.logGeneration, index: state.requestsDropped + state.requests.count - 1)
             return (slot, state.index.candidates(for: request), state.prioritized, state.passthrough, state.unmatchedAnswer)
         }
-        if let error = request.bodyStreamError { return .failed(error) }
+        if let error = request.bodyStreamError { return (.failed(error), request.sequenceNumber) }
         // Stubs by priority (those of priority 0 found through the index), newest first within
         // one; then a HEAD as its GET, where asked; then the pass-through rules; then unmatched.
         // Tried again from the first stub when a scenario moved while they were tried (see
@@ -337,7 +352,7 @@ public final class StubRegistry: Sendable {
                 ?? (answersHeadAsGet && request.method == .head ? claimAsGet(request, reading: &reading) : nil)
             {
                 noteAnswered(matched, at: slot)
-                return .respond(response.resolved(for: matched), request: matched, stub: stub)
+                return (.respond(response.resolved(for: matched), request: matched, stub: stub), request.sequenceNumber)
             }
             if reading.isStale {
                 reading = ScenarioReading()
@@ -347,13 +362,13 @@ public final class StubRegistry: Sendable {
                 var forwarded = request
                 forwarded.answerSource = .passThrough
                 noteAnswered(forwarded, at: slot)
-                return .passthrough(request.urlRequest)
+                return (.passthrough(request.urlRequest), request.sequenceNumber)
             }
             if let unmatchedAnswer,
                 let (stub, response, matched) = Self.claimFirstMatch(request, in: [unmatchedAnswer], reading: &reading)
             {
                 noteAnswered(matched, at: slot)
-                return .respond(response.resolved(for: matched), request: matched, stub: stub)
+                return (.respond(response.resolved(for: matched), request: matched, stub: stub), request.sequenceNumber)
             }
             // The report shows the scenarios' states that decided the miss: moved since, they may
             // answer the request now.
@@ -366,7 +381,7 @@ public final class StubRegistry: Sendable {
                 state.withLock { $0.unmatched.append(report) }
                 reporting.report(report.description, report.nearestStubLocation ?? location, createdInSwiftTesting)
             }
-            return .unmatched(UnmatchedRequestError(report: report))
+            return (.unmatched(UnmatchedRequestError(report: report)), request.sequenceNumber)
         }
     }
 

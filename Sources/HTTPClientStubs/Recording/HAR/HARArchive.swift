@@ -10,6 +10,8 @@ struct HARArchive: Codable {
         var version: String?
         var creator: Creator?
         var entries: [Entry]
+        /// What a reader should know about the archive as a whole (HAR's own `comment`).
+        var comment: String?
     }
 
     struct Creator: Codable {
@@ -26,6 +28,8 @@ struct HARArchive: Codable {
         var response: Response
         var cache: Cache?
         var timings: Timings?
+        /// What a reader should know about the exchange (HAR's own `comment`).
+        var comment: String?
     }
 
     /// Nothing is known about a cache: the format requires the object, empty is allowed.

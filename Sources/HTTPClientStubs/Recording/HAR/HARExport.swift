@@ -39,16 +39,28 @@ extension Cassette {
         for interaction in interactions {
             entries.append(try interaction.harEntry(streaming: bodies))
         }
-        let archive = HARArchive(
-            log: HARArchive.Log(version: "1.2", creator: HARArchive.Creator(name: "HTTPClientStubs", version: "1"), entries: entries))
+        return try HARArchive(entries: entries).encoded()
+    }
+}
+
+extension HARArchive {
+    /// An archive of `entries`, written by this package.
+    init(entries: [Entry], comment: String? = nil) {
+        self.init(
+            log: Log(
+                version: "1.2", creator: Creator(name: "HTTPClientStubs", version: "1"), entries: entries, comment: comment))
+    }
+
+    /// The archive's JSON, as every HAR this package writes is written.
+    func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(archive)
+        return try encoder.encode(self)
     }
 }
 
 extension Cassette.Interaction {
-    fileprivate func harEntry(streaming bodies: StreamedBodies?) throws -> HARArchive.Entry {
+    func harEntry(streaming bodies: StreamedBodies?) throws -> HARArchive.Entry {
         guard let started = Timestamps.rfc3339String(recordedAt) else {
             throw EncodingError.invalidValue(
                 recordedAt, .init(codingPath: [], debugDescription: "a recording date outside the years 1...9999"))

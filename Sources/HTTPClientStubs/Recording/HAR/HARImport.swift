@@ -6,7 +6,8 @@ extension Cassette {
     ///
     /// HTTP/2 pseudo-headers (`:authority`...) are dropped, and so are `Content-Encoding` and
     /// `Content-Length`, because HAR stores bodies already decoded. A `statusText` other than the
-    /// usual phrase of its status is kept, and written back by ``harData(redaction:)``.
+    /// usual phrase of its status is kept, and written back by ``harData(redaction:)``. An entry
+    /// with status 0 (a request that got no response) is left out.
     ///
     /// - Throws: ``CassetteError/invalidHAR(file:reason:)`` naming the file.
     public init(harContentsOf url: URL) throws(CassetteError) {
@@ -28,6 +29,9 @@ extension Cassette {
         var interactions: [Interaction] = []
         for (index, entry) in har.log.entries.enumerated() {
             let status = entry.response.status
+            // No response came (browsers write a blocked or failed request so, and a failed
+            // test's traffic its misses): nothing to replay.
+            if status == 0 { continue }
             guard (100...599).contains(status) else {
                 throw .invalidHAR(file: file, reason: "entry \(index + 1) has status \(entry.response.status)")
             }
