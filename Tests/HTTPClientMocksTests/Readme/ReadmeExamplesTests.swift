@@ -5,7 +5,6 @@ import Foundation
 import HTTPClient
 import HTTPClientMocks
 import Testing
-import XCTest
 
 struct User: Codable, Sendable {
     let id: Int
@@ -50,16 +49,6 @@ func fetchesEachUser(id: Int) async throws {
     let user = try await service.user(id: id)
 
     #expect(user.id == id)
-}
-
-final class UserServiceTests: XCTestCase {
-    func testFetchesTheUser() async throws {
-        let service = UserService(session: try cassette())  // Cassettes/UserServiceTests.testFetchesTheUser.json
-
-        let user = try await service.user(id: 1)
-
-        XCTAssertEqual(user.name, "Ada")
-    }
 }
 
 /// The test of GettingStarted.md, which answers in code.
