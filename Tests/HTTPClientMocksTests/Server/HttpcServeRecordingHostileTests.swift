@@ -29,11 +29,7 @@ struct HttpcServeRecordingHostileTests {
     }
 
     private func get(_ path: String, port: Int, headers: String = "") async throws -> RawConnection.Response {
-        try await offThePool {
-            let connection = try RawConnection(port: port, readTimeout: 60)
-            connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(headers)\r\n")
-            return try connection.readResponse()
-        }
+        try await offThePool { try RawConnection.get(path, port: port, headers: headers, readTimeout: 60) }
     }
 
     @Test func aHARRecordingHoldsNoSecretOfTheClientOrTheUpstream() async throws {

@@ -80,6 +80,14 @@ final class RawConnection: @unchecked Sendable {
         return poll(&ready, 1, 0) > 0
     }
 
+    /// A GET of `path` on a new connection to the loopback `port`, with a `Host` line naming it and
+    /// any further `headers` (each line ending in CRLF), and the answer read.
+    static func get(_ path: String, port: Int, headers: String = "", readTimeout: Int = 10) throws -> Response {
+        let connection = try RawConnection(port: port, readTimeout: readTimeout)
+        connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(headers)\r\n")
+        return try connection.readResponse()
+    }
+
     /// Writes `text` (or bytes) whole; a server that has closed is not an error here.
     func send(_ text: String) { send(Data(text.utf8)) }
 

@@ -38,11 +38,7 @@ struct RecordingThroughAHostileUpstreamTests {
 
     private func get(_ path: String, from server: StubServer, headers: String = "") async throws -> RawConnection.Response {
         let port = server.port
-        return try await offThePool {
-            let connection = try RawConnection(port: port, readTimeout: 60)
-            connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(headers)\r\n")
-            return try connection.readResponse()
-        }
+        return try await offThePool { try RawConnection.get(path, port: port, headers: headers, readTimeout: 60) }
     }
 
     // MARK: Upstreams that misbehave

@@ -37,9 +37,7 @@ struct StubServerUpstreamTests {
     }
 
     func get(_ path: String, from server: StubServer, headers: String = "") throws -> RawConnection.Response {
-        let connection = try RawConnection(port: server.port)
-        connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\(headers)\r\n")
-        return try connection.readResponse()
+        try RawConnection.get(path, port: server.port, headers: headers)
     }
 
     // MARK: Forwarding
@@ -283,8 +281,6 @@ struct StubServerUpstreamTests {
 
     /// One request on a connection of its own, for a test that waits for it off the pool.
     static func get(_ path: String, port: Int) throws -> RawConnection.Response {
-        let connection = try RawConnection(port: port, readTimeout: 60)
-        connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
-        return try connection.readResponse()
+        try RawConnection.get(path, port: port, readTimeout: 60)
     }
 }
