@@ -190,7 +190,9 @@ struct Socket: Sendable {
         #if canImport(Darwin)
         let descriptor = socket(family, SOCK_STREAM, 0)
         #else
-        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec from the start: a process the app spawns on another thread meanwhile
+        // never inherits the socket (and never holds a connection open after the server closes it).
+        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #endif
         if descriptor >= 0 { configure(descriptor) }
         return descriptor

@@ -171,7 +171,7 @@ struct HttpcServeTests {
         let recorded = try #require(recorder.nextLine())
         #expect(recorded.hasPrefix("GET /users/1 -> 200 (recorded from \(upstream) as interaction 1 of "))
         // Ctrl-C: the file is complete, as it was after the exchange.
-        kill(recorder.launched.process.processIdentifier, SIGINT)
+        recorder.launched.signal(SIGINT)
         #expect(recorder.launched.finish().status == 0)
         let file = folder.url.appendingPathComponent("api.json")
         #expect(try Cassette(contentsOf: file).interactions.count == 1)
@@ -199,7 +199,7 @@ struct HttpcServeTests {
     func aSignalStopsTheServerFreesItsPortAndExits0(signal: Int32) async throws {
         let server = try serve("--fixtures", "Examples/Fixtures")
         #expect(try await server.send("/users/1").status == 200)
-        kill(server.launched.process.processIdentifier, signal)
+        server.launched.signal(signal)
         let run = server.launched.finish()
         #expect(run.status == 0)
         #expect(run.errors.isEmpty)

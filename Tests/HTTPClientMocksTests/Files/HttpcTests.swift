@@ -50,30 +50,14 @@ struct HttpcTests {
     }
 
     /// Starts httpc as ``run(_:environment:in:)`` does, for a test to act while it runs.
-    func start(_ arguments: [String], environment: [String: String] = [:], in directory: URL = Self.root) throws -> Process {
-        let process = Process()
-        process.executableURL = try Self.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        // No proxy: the loopback server is reached directly.
-        process.environment = ProcessInfo.processInfo.environment
-            .filter { !$0.key.hasPrefix("HTTPCLIENT_") && !$0.key.lowercased().hasSuffix("_proxy") }
-            .merging(environment) { _, new in new }
-        process.standardInput = Pipe()
-        process.standardOutput = Pipe()
-        process.standardError = Pipe()
-        try process.run()
-        return process
+    func start(_ arguments: [String], environment: [String: String] = [:], in directory: URL = Self.root) throws -> LaunchedProcess {
+        try LaunchedProcess(try Self.binary, arguments, environment: environment, in: directory)
     }
 
     /// Waits for a started httpc to end and reads what it printed.
-    func finish(_ process: Process) throws -> Run {
-        let output = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
-        let errors = (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-            errors: String(decoding: errors, as: UTF8.self))
+    func finish(_ process: LaunchedProcess) throws -> Run {
+        let run = process.finish()
+        return Run(status: run.status, output: String(decoding: run.output, as: UTF8.self), errors: run.errors)
     }
 
     @Test func theReadmeCommandAnswersFromTheBundledFixtures() throws {

@@ -185,7 +185,7 @@ extension HttpcTests {
         let process = try start([server.url.appendingPathComponent("export").absoluteString] + options, in: folder.url)
         #expect(bodyWritten.wait(timeout: .now() + 10) == .success)
         // The bytes are on their way; httpc may not have read them yet when the signal comes.
-        process.interrupt()
+        process.signal(SIGINT)
         let run = try finish(process)
         #expect(run.status == 130)
         // How much httpc had read when the signal came is up to the scheduler: the head, or not

@@ -40,7 +40,7 @@ struct HttpcServeRecordingHostileTests {
         let (launched, port) = try serve(["--upstream", apiServer.baseURL.absoluteString, "--record", "api.har"])
 
         let answer = try await get("/me?api_key=querySECRET9191", port: port, headers: "Authorization: Bearer clientSECRET1010\r\n")
-        kill(launched.process.processIdentifier, SIGTERM)
+        launched.signal(SIGTERM)
         #expect(launched.finish().status == 0)
 
         #expect(answer.status == 200)
@@ -72,7 +72,7 @@ struct HttpcServeRecordingHostileTests {
         ) {
             try await gate.waitUntilHolding(timeout: .seconds(60))
         }
-        kill(launched.process.processIdentifier, SIGKILL)
+        launched.signal(SIGKILL)
         _ = launched.finish()
 
         let recorded = try Cassette(contentsOf: folder.url.appendingPathComponent("api.json"))
@@ -86,16 +86,8 @@ struct HttpcServeRecordingHostileTests {
         let binary = try HttpcTests.binary
         let directory = folder.url
         return try await offThePool {
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["serve", "--port", "0"] + arguments
-            process.currentDirectoryURL = directory
-            process.standardInput = Pipe()
-            process.standardOutput = FileHandle.nullDevice
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            let pid = process.processIdentifier
+            let process = try LaunchedProcess(binary, ["serve", "--port", "0"] + arguments, in: directory, output: .discarded)
+            let pid = process.identifier
             let exited = Locked(false)
             DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
                 guard !exited.current else { return }
@@ -105,10 +97,9 @@ struct HttpcServeRecordingHostileTests {
                 }
                 kill(pid, SIGKILL)
             }
-            let text = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            let run = process.finish()
             exited.withLock { $0 = true }
-            return (process.terminationStatus, String(decoding: text, as: UTF8.self))
+            return (run.status, run.errors)
         }
     }
 
@@ -148,7 +139,7 @@ struct HttpcServeRecordingHostileTests {
         }
         #expect(answer.status == 508)
         #expect(String(decoding: answer.body, as: UTF8.self).contains("came back to the server that forwarded it"))
-        kill(launched.process.processIdentifier, SIGKILL)
+        launched.signal(SIGKILL)
         _ = launched.finish()
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("api.json").path))
     }

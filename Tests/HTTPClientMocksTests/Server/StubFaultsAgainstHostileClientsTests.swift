@@ -21,16 +21,10 @@ struct StubFaultsAgainstHostileClientsTests {
     /// Runs curl with `arguments`; its exit status and its standard output.
     private func curl(_ arguments: [String]) async throws -> (status: Int32, output: Data) {
         try await offThePool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["curl", "--silent", "--max-time", "60"] + arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, data)
+            let run = try LaunchedProcess(
+                URL(fileURLWithPath: "/usr/bin/env"), ["curl", "--silent", "--max-time", "60"] + arguments, errors: .discarded
+            ).finish()
+            return (run.status, run.output)
         }
     }
 

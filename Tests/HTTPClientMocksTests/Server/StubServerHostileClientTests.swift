@@ -347,7 +347,7 @@ struct StubServerHostileClientTests {
         #expect(line.contains("\(file): cannot be read (\(fixture.reason))"), "\(line)")
         // The connection still serves.
         #expect(try await server.send("/status").body == "all systems go\n")
-        server.launched.process.interrupt()
+        server.launched.signal(SIGINT)
         #expect(server.launched.finish().status == 0)
     }
 
@@ -389,27 +389,14 @@ struct StubServerHostileClientTests {
     }
 
     /// Launches `httpc serve` on `folder` and reads its first line, leaving the rest of its
-    /// log in the returned pipe (`HttpcServeTests.serve` reads the log only when asked).
-    private func launchServe(_ folder: URL) throws -> (Process, Pipe, Int) {
-        let process = Process()
-        process.executableURL = try HttpcTests.binary
-        process.arguments = ["serve", "--port", "0", "--fixtures", folder.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var first = Data()
-        while !first.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            first.append(chunk)
-        }
-        let line = String(decoding: first, as: UTF8.self).split(separator: "\n").first ?? ""
+    /// log in the pipe (`HttpcServeTests.serve` reads the log only when asked).
+    private func launchServe(_ folder: URL) throws -> (LaunchedProcess, Int) {
+        let launched = try LaunchedProcess(try HttpcTests.binary, ["serve", "--port", "0", "--fixtures", folder.path], errors: .discarded)
+        let line = launched.nextLine() ?? ""
         guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
-            process.terminate()
             throw RawConnection.ReadError(description: "httpc serve printed \(line)")
         }
-        return (process, output, port)
+        return (launched, port)
     }
 
     /// A harness that starts `httpc serve`, reads its first line for the address and never
@@ -419,11 +406,11 @@ struct StubServerHostileClientTests {
     @Test func httpcServeKeepsAnsweringWhenNobodyReadsItsLog() async throws {
         let folder = try scratchFixtures { _ in }
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (process, output, port) = try launchServe(folder)
+        let (process, port) = try launchServe(folder)
         defer {
-            output.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-            process.interrupt()
-            process.waitUntilExit()
+            process.discardTheRestOfItsOutput()
+            process.signal(SIGINT)
+            process.wait()
         }
         // A stalled server shows as a read that runs out: bounded far above a normal answer.
         let connection = try RawConnection(port: port, readTimeout: 60)
@@ -450,14 +437,14 @@ struct StubServerHostileClientTests {
     @Test func httpcServesMemoryDoesNotGrowWithEveryRequest() async throws {
         let folder = try scratchFixtures { _ in }
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (process, output, port) = try launchServe(folder)
-        output.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        let (process, port) = try launchServe(folder)
+        process.discardTheRestOfItsOutput()
         defer {
-            process.interrupt()
-            process.waitUntilExit()
+            process.signal(SIGINT)
+            process.wait()
         }
         let connection = try RawConnection(port: port, readTimeout: 60)
-        let pid = process.processIdentifier
+        let pid = process.identifier
         let (before, after) = try await offThePool {
             func answer(_ count: Int) throws {
                 connection.send(String(repeating: "GET /status HTTP/1.1\r\nHost: x\r\n\r\n", count: count))

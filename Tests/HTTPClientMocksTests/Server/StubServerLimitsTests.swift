@@ -13,7 +13,7 @@ import Testing
 struct StubServerLimitsTests {
     /// An `httpc serve` child: its process, and the port it listens on.
     final class Served {
-        let process: Process
+        let process: LaunchedProcess
         let port: Int
         let folder: URL
 
@@ -28,41 +28,30 @@ struct StubServerLimitsTests {
                 .write(to: folder.appendingPathComponent("GET|-big.http"))
             let httpc = try HttpcTests.binary.path
             let command = (["serve", "--port", "0", "--fixtures", folder.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", (descriptorLimit.map { "ulimit -n \($0) && " } ?? "") + "exec '\(httpc)' \(command)"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var first = Data()
-            while !first.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                first.append(chunk)
-            }
+            process = try LaunchedProcess(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", (descriptorLimit.map { "ulimit -n \($0) && " } ?? "") + "exec '\(httpc)' \(command)"],
+                errors: .discarded)
+            let line = process.nextLine() ?? ""
             // Its log is read and dropped, so it never waits on a full pipe.
-            output.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-            let line = String(decoding: first, as: UTF8.self).split(separator: "\n").first ?? ""
+            process.discardTheRestOfItsOutput()
             guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
-                process.terminate()
                 throw RawConnection.ReadError(description: "httpc serve printed \(line)")
             }
             self.port = port
         }
 
         deinit {
-            process.interrupt()
-            process.waitUntilExit()
+            process.signal(SIGINT)
+            process.wait()
             try? FileManager.default.removeItem(at: folder)
         }
 
         /// Its resident memory now, in bytes.
-        var residentBytes: Int { Self.status("VmRSS:", of: process.processIdentifier) * 1024 }
+        var residentBytes: Int { Self.status("VmRSS:", of: process.identifier) * 1024 }
 
         /// The CPU time it has used, in seconds.
         var cpuSeconds: Double {
-            guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            guard let stat = try? String(contentsOfFile: "/proc/\(process.identifier)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
             else { return .nan }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
