@@ -30,9 +30,12 @@ final class LaunchedProcess: @unchecked Sendable {
     private let input: Int32
     private let output: Int32
     private let errors: Int32
+    /// Guards `buffer`, the output read ahead of the lines asked for.
     private let lock = NSLock()
     private var buffer = Data()
-    private var status: Int32?
+    /// One waiter at a time; `status` is set once the child is reaped.
+    private let reaping = NSLock()
+    private let status = Locked<Int32?>(nil)
 
     /// Starts `executable` with `arguments` in `directory`, with this process's environment
     /// (proxies and `HTTPCLIENT_` variables removed: loopback servers are reached directly)
@@ -120,8 +123,11 @@ final class LaunchedProcess: @unchecked Sendable {
         thread.start()
     }
 
-    /// Sends `number` to the child.
-    func signal(_ number: Int32) { kill(identifier, number) }
+    /// Sends `number` to the child, unless it has ended and been reaped (its identifier may
+    /// name another process by then).
+    func signal(_ number: Int32) {
+        if status.current == nil { kill(identifier, number) }
+    }
 
     /// Waits for the child to end; its exit status (128 + the signal when a signal ended it),
     /// the rest of its standard output and what it wrote on stderr, both read as it writes them.
@@ -144,20 +150,20 @@ final class LaunchedProcess: @unchecked Sendable {
     /// Waits for the child to end: its exit status, or 128 + the signal that ended it.
     @discardableResult
     func wait() -> Int32 {
-        lock.lock()
-        defer { lock.unlock() }
-        if let status { return status }
+        reaping.lock()
+        defer { reaping.unlock() }
+        if let status = status.current { return status }
         var raw: Int32 = 0
         while waitpid(identifier, &raw, 0) < 0 && errno == EINTR {}
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as functions.
         let signal = raw & 0x7f
         let result = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
-        status = result
+        status.withLock { $0 = result }
         return result
     }
 
     deinit {
-        if status == nil {
+        if status.current == nil {
             kill(identifier, SIGKILL)
             var raw: Int32 = 0
             while waitpid(identifier, &raw, 0) < 0 && errno == EINTR {}
