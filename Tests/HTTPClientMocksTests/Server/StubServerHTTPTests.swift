@@ -69,7 +69,7 @@ struct StubServerHTTPTests {
 
         connection.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n")
         try await gate.waitUntilHolding(timeout: eventWait)
-        try await second.waitForRequests(1, timeout: .seconds(10))
+        try await second.waitForRequests(1, timeout: eventWait)
         #expect(!connection.hasBytes(within: 20))
         gate.release()
 

@@ -99,7 +99,7 @@ struct StubServerLifecycleTests {
         try await gate.waitUntilHolding(timeout: eventWait)
 
         connection.disconnect()
-        try await logged.wait(until: 1, timeout: .seconds(10), waitingFor: "the log entry of the cancelled request")
+        try await logged.wait(until: 1, timeout: eventWait, waitingFor: "the log entry of the cancelled request")
 
         #expect(entries.current.map(\.description) == ["GET /held -> closed (the connection closed before the answer)"])
         #expect(gate.heldRequests.isEmpty)
@@ -167,7 +167,7 @@ struct StubServerLifecycleTests {
         try await gate.waitUntilHolding(timeout: eventWait)
 
         connection.finishSending()
-        try await logged.wait(until: 2, timeout: .seconds(10), waitingFor: "the log entry of the let-go request")
+        try await logged.wait(until: 2, timeout: eventWait, waitingFor: "the log entry of the let-go request")
 
         #expect(try connection.readResponse().text == "A")
         #expect(connection.isClosedByServer())

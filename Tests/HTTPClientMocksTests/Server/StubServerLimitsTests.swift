@@ -186,7 +186,7 @@ struct StubServerLimitsTests {
             connections.append(connection)
             let request = "GET /status HTTP/1.1\r\nHost: x\r\n\r\n"
             _ = connection.send(request, then: 0, upTo: request.utf8.count)
-            answers.append(connection.statusLine(within: 10))
+            answers.append(connection.statusLine(within: 60))
         }
         let statuses = answers.map { $0.map { String($0.prefix(12)) } ?? "no answer" }
         #expect(statuses.contains("HTTP/1.1 200"))
