@@ -186,8 +186,8 @@ struct HttpcServeTests {
         #expect(api.requests.count == 1)
     }
 
-    @Test func aRecordingThatCannotBeReadIsNamedAndNothingIsServed() throws {
-        let run = try httpc.run(["serve", "--upstream", "http://127.0.0.1:1", "--record", "missing.json", "--record-mode", "none"])
+    @Test func aRecordingThatCannotBeReadIsNamedAndNothingIsServed() async throws {
+        let run = try await httpc.run(["serve", "--upstream", "http://127.0.0.1:1", "--record", "missing.json", "--record-mode", "none"])
         #expect(run.status == 3)
         #expect(run.errors.contains("missing.json: the cassette cannot be read"))
         #expect(run.output.isEmpty)
@@ -228,8 +228,8 @@ struct HttpcServeTests {
                 #"httpc serve takes no argument "https://api.example.com": name a source with --fixtures, --cassette, --har, --mocktails or --upstream"#
             ),
         ])
-    func badArgumentsAreUsageErrors(arguments: [String], message: String) throws {
-        let run = try httpc.run(["serve"] + arguments)
+    func badArgumentsAreUsageErrors(arguments: [String], message: String) async throws {
+        let run = try await httpc.run(["serve"] + arguments)
         #expect(run.status == 2)
         #expect(run.errors.hasPrefix("httpc: \(message)\nusage: httpc serve"))
         #expect(run.output.isEmpty)
@@ -244,12 +244,12 @@ struct HttpcServeTests {
             (["--mocktails", "missing.tail"], "missing.tail"),
             (["--fixtures", "Examples/Fixtures", "--cassette", "broken.json"], "broken.json"),
         ])
-    func aSourceThatCannotBeLoadedIsNamed(arguments: [String], path: String) throws {
+    func aSourceThatCannotBeLoadedIsNamed(arguments: [String], path: String) async throws {
         let folder = try TemporaryFolder()
         try folder.write("broken.json", "{not a cassette")
         try FileManager.default.createSymbolicLink(
             at: folder.url.appendingPathComponent("Examples"), withDestinationURL: HttpcTests.root.appendingPathComponent("Examples"))
-        let run = try httpc.run(["serve"] + arguments, in: folder.url)
+        let run = try await httpc.run(["serve"] + arguments, in: folder.url)
         #expect(run.status == 3)
         #expect(run.errors.hasPrefix("httpc: "))
         #expect(run.errors.contains(path))
@@ -257,27 +257,27 @@ struct HttpcServeTests {
     }
 
     @Test("a source that is not a regular file is refused before it is opened", arguments: ["--cassette", "--har", "--mocktails"])
-    func aSourceThatIsNotARegularFileIsRefusedBeforeItIsOpened(option: String) throws {
+    func aSourceThatIsNotARegularFileIsRefusedBeforeItIsOpened(option: String) async throws {
         let folder = try TemporaryFolder()
         // Opening a FIFO blocks until a writer comes: httpc would hang here.
         #expect(mkfifo(folder.url.appendingPathComponent("pipe").path, 0o600) == 0)
-        let run = try httpc.run(["serve", option, "pipe"], in: folder.url)
+        let run = try await httpc.run(["serve", option, "pipe"], in: folder.url)
         #expect(run.status == 3)
         #expect(run.errors.contains("pipe: "))
         #expect(run.errors.contains("(it is a FIFO (named pipe), not a regular file)"))
     }
 
-    @Test func aPortInUseIsNamedAndExits3() throws {
+    @Test func aPortInUseIsNamedAndExits3() async throws {
         let taken = try StubServer(StubRegistry(reporting: .disabled))
         defer { taken.stop() }
-        let run = try httpc.run(["serve", "--port", String(taken.port), "--fixtures", "Examples/Fixtures"])
+        let run = try await httpc.run(["serve", "--port", String(taken.port), "--fixtures", "Examples/Fixtures"])
         #expect(run.status == 3)
         #expect(run.errors.hasPrefix("httpc: StubServer could not bind 127.0.0.1 port \(taken.port): "))
         #expect(run.output.isEmpty)
     }
 
-    @Test func anAddressThatCannotBeListenedOnIsNamedAndExits3() throws {
-        let run = try httpc.run(["serve", "--host", "203.0.113.9", "--fixtures", "Examples/Fixtures"])
+    @Test func anAddressThatCannotBeListenedOnIsNamedAndExits3() async throws {
+        let run = try await httpc.run(["serve", "--host", "203.0.113.9", "--fixtures", "Examples/Fixtures"])
         #expect(run.status == 3)
         #expect(run.errors.contains("203.0.113.9"))
         #expect(run.output.isEmpty)

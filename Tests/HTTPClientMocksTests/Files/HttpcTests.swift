@@ -39,14 +39,15 @@ struct HttpcTests {
         #expect(try Self.binary == besideResources)
     }
 
-    func httpc(_ arguments: String..., environment: [String: String] = [:]) throws -> Run {
-        try run(arguments, environment: environment)
+    func httpc(_ arguments: String..., environment: [String: String] = [:]) async throws -> Run {
+        try await run(arguments, environment: environment)
     }
 
     /// Runs httpc in `directory` (the package's root by default), its standard input a pipe
     /// that stays open: a command that read it would hang.
-    func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL = Self.root) throws -> Run {
-        try finish(try start(arguments, environment: environment, in: directory))
+    /// Waits on a thread of its own, leaving the threads the test tasks share to the others.
+    func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL = Self.root) async throws -> Run {
+        try await offThePool { [self] in try finish(try start(arguments, environment: environment, in: directory)) }
     }
 
     /// Starts httpc as ``run(_:environment:in:)`` does, for a test to act while it runs.
@@ -60,43 +61,44 @@ struct HttpcTests {
         return Run(status: run.status, output: String(decoding: run.output, as: UTF8.self), errors: run.errors)
     }
 
-    @Test func theReadmeCommandAnswersFromTheBundledFixtures() throws {
-        let run = try httpc("GET", "https://api.example.com/users/1", "--fixtures", Self.fixtures)
+    @Test func theReadmeCommandAnswersFromTheBundledFixtures() async throws {
+        let run = try await httpc("GET", "https://api.example.com/users/1", "--fixtures", Self.fixtures)
         #expect(run.status == 0)
         #expect(run.output.hasPrefix("HTTP/1.1 200 OK\n\n{\n"))
         #expect(run.output.contains(#""name" : "Ada Lovelace""#))
         #expect(run.errors.isEmpty)
     }
 
-    @Test func includeHeadersAndPostJSON() throws {
-        let run = try httpc("POST", "https://api.example.com/users", "--json", #"{"name":"Grace"}"#, "-i", "--fixtures", Self.fixtures)
+    @Test func includeHeadersAndPostJSON() async throws {
+        let run = try await httpc(
+            "POST", "https://api.example.com/users", "--json", #"{"name":"Grace"}"#, "-i", "--fixtures", Self.fixtures)
         #expect(run.status == 0)
         // The length a server would send with the fixture's body, as in process.
         #expect(run.output.hasPrefix("HTTP/1.1 201 Created\nContent-Length: 27\nContent-Type: application/json\nLocation: /users/4\n\n"))
     }
 
-    @Test func aStatusOutside2xxPrintsTheBodyAndExitsNonZeroWithAReason() throws {
-        let run = try httpc("https://api.example.com/users/99", "--fixtures", Self.fixtures)
+    @Test func aStatusOutside2xxPrintsTheBodyAndExitsNonZeroWithAReason() async throws {
+        let run = try await httpc("https://api.example.com/users/99", "--fixtures", Self.fixtures)
         #expect(run.status == 1)
         #expect(run.output.contains(#""error" : "no such user""#))
         #expect(run.errors == "httpc: HTTP 404 from https://api.example.com/users/99\n")
     }
 
-    @Test func aMissPrintsTheFileNamesItLookedFor() throws {
-        let run = try httpc("https://api.example.com/users/7", "--fixtures", Self.fixtures)
+    @Test func aMissPrintsTheFileNamesItLookedFor() async throws {
+        let run = try await httpc("https://api.example.com/users/7", "--fixtures", Self.fixtures)
         #expect(run.status == 3)
         #expect(run.output.isEmpty)
         #expect(run.errors.hasPrefix("httpc: nothing answers GET https://api.example.com/users/7: no file in "))
         #expect(run.errors.contains("GET|-users-7.http\n         GET|-users-7.json"))
     }
 
-    @Test func theEnvironmentVariableStubsTheBinaryWithNoFlag() throws {
-        let run = try httpc("https://api.example.com/users?page=2", environment: ["HTTPCLIENT_FIXTURES": Self.fixtures])
+    @Test func theEnvironmentVariableStubsTheBinaryWithNoFlag() async throws {
+        let run = try await httpc("https://api.example.com/users?page=2", environment: ["HTTPCLIENT_FIXTURES": Self.fixtures])
         #expect(run.status == 0)
         #expect(run.output.contains("Katherine Johnson"))
     }
 
-    @Test func aCassetteReplaysAndABadRecordModeIsRefused() throws {
+    @Test func aCassetteReplaysAndABadRecordModeIsRefused() async throws {
         let folder = try TemporaryFolder()
         let file = folder.url.appendingPathComponent("c.json")
         try Data(
@@ -104,11 +106,11 @@ struct HttpcTests {
                 .utf8
         )
         .write(to: file)
-        let run = try httpc("https://h/s", "--cassette", file.path)
+        let run = try await httpc("https://h/s", "--cassette", file.path)
         #expect(run.status == 0)
         #expect(run.output == "HTTP/1.1 200 OK\n\nfrom the cassette\n")
 
-        let bad = try httpc("https://h/s", "--cassette", file.path, environment: ["HTTPCLIENT_RECORD_MODE": "sometimes"])
+        let bad = try await httpc("https://h/s", "--cassette", file.path, environment: ["HTTPCLIENT_RECORD_MODE": "sometimes"])
         #expect(bad.status == 3)
         #expect(bad.errors.contains("Unknown record mode \"sometimes\""))
     }
@@ -151,16 +153,16 @@ struct HttpcTests {
             (["https://h/", "-o", "a", "--output", "b"], "use -o or --output, not both"),
             (["https://h/", "-T", "a", "-T", "b"], "-T is given twice; give it once"),
         ])
-    func usageErrors(arguments: [String], message: String) throws {
-        let process = try run(arguments)
+    func usageErrors(arguments: [String], message: String) async throws {
+        let process = try await run(arguments)
         #expect(process.status == 2)
         #expect(process.errors.hasPrefix("httpc: \(message)\nusage: httpc"))
     }
 
-    @Test func outputWritesTheBodyToTheFileAndDrawsNoProgressWhenStderrIsNotATerminal() throws {
+    @Test func outputWritesTheBodyToTheFileAndDrawsNoProgressWhenStderrIsNotATerminal() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpc-output-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try httpc("GET", "https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", file.path)
+        let run = try await httpc("GET", "https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", file.path)
         #expect(run.status == 0)
         #expect(run.output == "HTTP/1.1 200 OK\n\n")
         #expect(run.errors.isEmpty)
@@ -168,37 +170,37 @@ struct HttpcTests {
         #expect(body.contains("\"name\": \"Ada Lovelace\""))
     }
 
-    @Test func uploadFileSendsTheFileAsTheBody() throws {
+    @Test func uploadFileSendsTheFileAsTheBody() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("httpc-upload-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(#"{"name": "Grace"}"#.utf8).write(to: file)
-        let run = try httpc(
+        let run = try await httpc(
             "POST", "https://api.example.com/users", "-T", file.path, "-H", "Content-Type: application/json", "--fixtures", Self.fixtures)
         #expect(run.status == 0)
         #expect(run.output.hasPrefix("HTTP/1.1 201 Created"))
         #expect(run.output.contains("\"name\" : \"Grace\""))
     }
 
-    @Test func streamPrintsTheHeadThenTheBodyAsItComes() throws {
-        let run = try httpc("GET", "https://api.example.com/users/1", "--fixtures", Self.fixtures, "--stream")
+    @Test func streamPrintsTheHeadThenTheBodyAsItComes() async throws {
+        let run = try await httpc("GET", "https://api.example.com/users/1", "--fixtures", Self.fixtures, "--stream")
         #expect(run.status == 0)
         #expect(run.output.hasPrefix("HTTP/1.1 200 OK\n\n{\"id\": 1, \"name\": \"Ada Lovelace\""))
     }
 
-    @Test func helpIsAnOptionOnlyWhenItIsAnArgumentOfItsOwn() throws {
-        let help = try httpc("https://h/x", "--help")
+    @Test func helpIsAnOptionOnlyWhenItIsAnArgumentOfItsOwn() async throws {
+        let help = try await httpc("https://h/x", "--help")
         #expect(help.status == 0)
         #expect(help.output.contains("--record-mode MODE"))
         #expect(help.output.contains("Exit status: 0 for a 2xx response"))
         // Here --help is the value of -d: the body sent, not a request for help.
-        let body = try httpc("POST", "https://api.example.com/nothing", "-d", "--help", "--fixtures", Self.fixtures)
+        let body = try await httpc("POST", "https://api.example.com/nothing", "-d", "--help", "--fixtures", Self.fixtures)
         #expect(body.status == 3)
         #expect(!body.output.contains("usage"))
         #expect(body.errors.hasPrefix("httpc: nothing answers POST https://api.example.com/nothing"))
     }
 
-    @Test func doubleDashEndsTheOptions() throws {
-        let run = try httpc("--fixtures", Self.fixtures, "--", "GET", "https://api.example.com/users/1")
+    @Test func doubleDashEndsTheOptions() async throws {
+        let run = try await httpc("--fixtures", Self.fixtures, "--", "GET", "https://api.example.com/users/1")
         #expect(run.status == 0)
         #expect(run.output.contains("Ada Lovelace"))
     }
@@ -216,13 +218,13 @@ struct HttpcTests {
                     + "(HTTPCLIENT_RECORD_MODE=once, or httpc --record-mode once)).\n"
             ),
         ])
-    func fileErrors(arguments: [String], expected: String) throws {
-        let run = try run(arguments)
+    func fileErrors(arguments: [String], expected: String) async throws {
+        let run = try await run(arguments)
         #expect(run.status == 3)
         #expect(run.errors == expected)
     }
 
-    @Test func aBrokenCassetteOrFixtureIsOneLineWithTheFileAndLine() throws {
+    @Test func aBrokenCassetteOrFixtureIsOneLineWithTheFileAndLine() async throws {
         let folder = try TemporaryFolder()
         let cassette = folder.url.appendingPathComponent("c.json")
         try Data(
@@ -230,30 +232,30 @@ struct HttpcTests {
                 .utf8
         )
         .write(to: cassette)
-        let broken = try httpc("https://h/s", "--cassette", cassette.path)
+        let broken = try await httpc("https://h/s", "--cassette", cassette.path)
         #expect(broken.status == 3)
         #expect(broken.errors == "httpc: \(cassette.path): interaction 1: status 0 is not in 100...599.\n")
 
         try folder.write("GET|-bad.http", "HTTP/1.1 200 OK\nX Bad: 1\n\n")
-        let fixture = try httpc("https://h/bad", "--fixtures", folder.url.path)
+        let fixture = try await httpc("https://h/bad", "--fixtures", folder.url.path)
         #expect(fixture.status == 3)
         #expect(fixture.errors.hasPrefix("httpc: \(folder.url.path)/GET|-bad.http:2: the header name \"X Bad\" is not a token"))
         #expect(fixture.errors.filter { $0 == "\n" }.count == 1)
     }
 
-    @Test func messagesHideCredentialsInTheURL() throws {
-        let run = try httpc("https://api.example.com/users/99?api_key=k-1234", "--fixtures", Self.fixtures)
+    @Test func messagesHideCredentialsInTheURL() async throws {
+        let run = try await httpc("https://api.example.com/users/99?api_key=k-1234", "--fixtures", Self.fixtures)
         #expect(!run.errors.contains("k-1234"))
         #expect(run.errors.contains("api_key=REDACTED"))
     }
 
-    @Test func messagesHideThePasswordOfTheURLsUserInfo() throws {
-        let status = try httpc("https://alice:pa55word@api.example.com/users/99", "--fixtures", Self.fixtures)
+    @Test func messagesHideThePasswordOfTheURLsUserInfo() async throws {
+        let status = try await httpc("https://alice:pa55word@api.example.com/users/99", "--fixtures", Self.fixtures)
         #expect(status.errors == "httpc: HTTP 404 from https://alice:REDACTED@api.example.com/users/99\n")
-        let miss = try httpc("https://alice:pa55word@api.example.com/users/7", "--fixtures", Self.fixtures)
+        let miss = try await httpc("https://alice:pa55word@api.example.com/users/7", "--fixtures", Self.fixtures)
         #expect(miss.errors.hasPrefix("httpc: nothing answers GET https://alice:REDACTED@api.example.com/users/7: "))
         // Refused before anything is sent (nothing listens on port 1 of the loopback interface).
-        let refused = try httpc("http://alice:pa55word@127.0.0.1:1/x")
+        let refused = try await httpc("http://alice:pa55word@127.0.0.1:1/x")
         #expect(refused.status == 3)
         #expect(refused.errors.contains("http://alice:REDACTED@127.0.0.1:1/x"))
         for run in [status, miss, refused] { #expect(!run.errors.contains("pa55word") && !run.output.contains("pa55word")) }
@@ -261,8 +263,8 @@ struct HttpcTests {
 
     // MARK: Help
 
-    @Test func theSynopsisListsEveryOptionTheHelpDescribes() throws {
-        let help = try httpc("--help").output
+    @Test func theSynopsisListsEveryOptionTheHelpDescribes() async throws {
+        let help = try await httpc("--help").output
         let sections = help.components(separatedBy: "\n\n")
         let synopsis = try #require(sections.first)
         let described = try #require(sections.dropFirst().first).split(separator: "\n").compactMap { line in
@@ -277,8 +279,8 @@ struct HttpcTests {
         }
     }
 
-    @Test func theHelpDocumentsTheExitStatusesTheseTestsCheck() throws {
-        let help = try httpc("--help").output
+    @Test func theHelpDocumentsTheExitStatusesTheseTestsCheck() async throws {
+        let help = try await httpc("--help").output
         let paragraph = try #require(help.range(of: "Exit status:").map { help[$0.lowerBound...] })
         // A status is a number followed by "for" or "when": "1 for another status".
         let words = paragraph.split(whereSeparator: \.isWhitespace).map(String.init)

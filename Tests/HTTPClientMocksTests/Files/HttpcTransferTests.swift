@@ -16,57 +16,57 @@ extension HttpcTests {
             ("missing.bin", "-T missing.bin: no such file"),
             ("-", "-T -: reading the body from the standard input is not supported; save it to a file and give its path"),
         ])
-    func uploadSourcesThatAreNotRegularFiles(source: String, message: String) throws {
+    func uploadSourcesThatAreNotRegularFiles(source: String, message: String) async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("folder"), withIntermediateDirectories: false)
         #expect(mkfifo(folder.url.appendingPathComponent("fifo").path, 0o600) == 0)
         let server = try LoopbackServer { _ in LoopbackServer.response("stored") }
         defer { server.stop() }
-        let run = try run([server.url.appendingPathComponent("upload").absoluteString, "-T", source], in: folder.url)
+        let run = try await run([server.url.appendingPathComponent("upload").absoluteString, "-T", source], in: folder.url)
         #expect(run.status == 2)
         #expect(run.errors == "httpc: \(message)\n")
         #expect(server.requests.isEmpty)
     }
 
-    @Test func outputIntoAFolderWritesANewFileNamedFromTheURLAndKeepsTheFolder() throws {
+    @Test func outputIntoAFolderWritesANewFileNamedFromTheURLAndKeepsTheFolder() async throws {
         let folder = try TemporaryFolder()
         try folder.write("keep.txt", "kept")
-        let run = try httpc("https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", folder.url.path)
+        let run = try await httpc("https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", folder.url.path)
         #expect(run.status == 0)
         #expect(try String(contentsOf: folder.url.appendingPathComponent("1"), encoding: .utf8).contains("Ada Lovelace"))
         #expect(try String(contentsOf: folder.url.appendingPathComponent("keep.txt"), encoding: .utf8) == "kept")
     }
 
-    @Test func outputToANewFileOfOneCharacterInTheWorkingFolder() throws {
+    @Test func outputToANewFileOfOneCharacterInTheWorkingFolder() async throws {
         let folder = try TemporaryFolder()
-        let run = try run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "u"], in: folder.url)
+        let run = try await run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "u"], in: folder.url)
         #expect(run.status == 0)
         #expect(try String(contentsOf: folder.url.appendingPathComponent("u"), encoding: .utf8).contains("Ada Lovelace"))
     }
 
-    @Test func outputThroughALinkReplacesTheFileItPointsToAndKeepsTheLink() throws {
+    @Test func outputThroughALinkReplacesTheFileItPointsToAndKeepsTheLink() async throws {
         let folder = try TemporaryFolder()
         try folder.write("target.json", "previous")
         try FileManager.default.createSymbolicLink(
             atPath: folder.url.appendingPathComponent("link").path, withDestinationPath: "target.json")
-        let run = try run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "link"], in: folder.url)
+        let run = try await run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "link"], in: folder.url)
         #expect(run.status == 0)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.url.appendingPathComponent("link").path) == "target.json")
         #expect(try String(contentsOf: folder.url.appendingPathComponent("target.json"), encoding: .utf8).contains("Ada Lovelace"))
     }
 
-    @Test func outputDotWritesIntoTheWorkingFolderAndRemovesNothing() throws {
+    @Test func outputDotWritesIntoTheWorkingFolderAndRemovesNothing() async throws {
         let folder = try TemporaryFolder()
         try folder.write("keep.txt", "kept")
-        let run = try run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "."], in: folder.url)
+        let run = try await run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "."], in: folder.url)
         #expect(run.status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["1", "keep.txt"])
     }
 
-    @Test func outputIntoAFolderNeverReplacesAFileOfTheSameName() throws {
+    @Test func outputIntoAFolderNeverReplacesAFileOfTheSameName() async throws {
         let folder = try TemporaryFolder()
         try folder.write("1", "mine")
-        let run = try run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "."], in: folder.url)
+        let run = try await run(["https://api.example.com/users/1", "--fixtures", Self.fixtures, "-o", "."], in: folder.url)
         #expect(run.status == 2)
         #expect(
             run.errors == "httpc: -o .: ./1 already exists; into a folder, -o writes a new file only (give the file's path to replace it)\n"
@@ -80,16 +80,16 @@ extension HttpcTests {
             ("users/", "ends in no file name"), ("%2e%2e", "ends in \"%2e%2e\""), ("a%2Fb", "ends in \"a%2Fb\""), (".", "ends in \".\""),
             ("a%00b", "ends in \"a%00b\""), ("a%0Ab", "ends in \"a%0Ab\""), (String(repeating: "a", count: 256), "ends in \"aaaa"),
         ])
-    func outputIntoAFolderRefusesNamesThatLeaveIt(path: String, reason: String) throws {
+    func outputIntoAFolderRefusesNamesThatLeaveIt(path: String, reason: String) async throws {
         let folder = try TemporaryFolder()
-        let run = try run(["https://api.example.com/" + path, "--fixtures", Self.fixtures, "-o", "."], in: folder.url)
+        let run = try await run(["https://api.example.com/" + path, "--fixtures", Self.fixtures, "-o", "."], in: folder.url)
         #expect(run.status == 2)
         #expect(run.errors.hasPrefix("httpc: -o into a folder names the file from the URL, but the URL's path \(reason)"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
     }
 
-    @Test func outputSlashIsAFolderLikeAnyOther() throws {
-        let run = try httpc("https://api.example.com/users/", "--fixtures", Self.fixtures, "-o", "/")
+    @Test func outputSlashIsAFolderLikeAnyOther() async throws {
+        let run = try await httpc("https://api.example.com/users/", "--fixtures", Self.fixtures, "-o", "/")
         #expect(run.status == 2)
         #expect(run.errors.hasPrefix("httpc: -o into a folder names the file from the URL, but the URL's path ends in no file name"))
     }
@@ -105,7 +105,7 @@ extension HttpcTests {
             ("missing/", "-o missing/: no such folder"),
             ("keep.txt/out.json", "-o: keep.txt is not a folder"),
         ])
-    func outputDestinationsThatCannotBeWritten(destination: String, message: String) throws {
+    func outputDestinationsThatCannotBeWritten(destination: String, message: String) async throws {
         let folder = try TemporaryFolder()
         try folder.write("keep.txt", "kept")
         try FileManager.default.createSymbolicLink(
@@ -113,7 +113,7 @@ extension HttpcTests {
         #expect(mkfifo(folder.url.appendingPathComponent("fifo").path, 0o600) == 0)
         let server = try LoopbackServer { _ in LoopbackServer.response("the body") }
         defer { server.stop() }
-        let run = try run([server.url.appendingPathComponent("out.json").absoluteString, "-o", destination], in: folder.url)
+        let run = try await run([server.url.appendingPathComponent("out.json").absoluteString, "-o", destination], in: folder.url)
         #expect(run.status == 2)
         #expect(run.errors == "httpc: \(message)\n")
         #expect(server.requests.isEmpty)
@@ -128,12 +128,12 @@ extension HttpcTests {
     @Test(
         "a body cut short says what arrived and exits 4",
         arguments: [[], ["--stream"], ["-o", "out.txt"]])
-    func aBodyCutShortNamesWhatArrived(options: [String]) throws {
+    func aBodyCutShortNamesWhatArrived(options: [String]) async throws {
         let folder = try TemporaryFolder()
         let server = try LoopbackServer { _ in LoopbackServer.response(String(repeating: "a", count: 100), declaredLength: 200) }
         defer { server.stop() }
         let url = server.url.appendingPathComponent("export").absoluteString + "?api_key=k-1234"
-        let run = try run([url] + options, in: folder.url)
+        let run = try await run([url] + options, in: folder.url)
         #expect(run.status == 4)
         let status = options.first == "-o" ? "" : "HTTP 200, "
         #expect(
@@ -146,7 +146,7 @@ extension HttpcTests {
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("out.txt").path))
     }
 
-    @Test func outputIntoAFolderThatDisappearsWhileTheBodyComesExits4() throws {
+    @Test func outputIntoAFolderThatDisappearsWhileTheBodyComesExits4() async throws {
         let folder = try TemporaryFolder()
         let destination = folder.url.appendingPathComponent("gone", isDirectory: true)
         try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
@@ -155,7 +155,7 @@ extension HttpcTests {
             return LoopbackServer.response("the body")
         }
         defer { server.stop() }
-        let run = try run([server.url.appendingPathComponent("report.txt").absoluteString, "-o", "gone/report.txt"], in: folder.url)
+        let run = try await run([server.url.appendingPathComponent("report.txt").absoluteString, "-o", "gone/report.txt"], in: folder.url)
         #expect(run.status == 4)
         #expect(run.errors.hasPrefix("httpc: the response from \(server.url.absoluteString)/report.txt started but did not complete (8 "))
         #expect(run.errors.contains("gone/report.txt"))

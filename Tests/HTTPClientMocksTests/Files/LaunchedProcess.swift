@@ -87,7 +87,7 @@ final class LaunchedProcess: @unchecked Sendable {
         #endif
         let argv = command.map { strdup($0) } + [nil]
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         var child = pid_t()
         let spawned = posix_spawn(&child, command[0], &actions, &attributes, argv, envp)
         guard spawned == 0 else {

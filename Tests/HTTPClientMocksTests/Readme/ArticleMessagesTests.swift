@@ -59,8 +59,8 @@ struct ArticleMessagesTests {
         switch key {
         case "unmatched-report": try ReadmeReportTests.makeReport()
         case "client-errors": try await clientErrors()
-        case "httpc-synopsis": try httpcSynopsis()
-        case "httpc-fixture-miss": try httpcFixtureMiss()
+        case "httpc-synopsis": try await httpcSynopsis()
+        case "httpc-fixture-miss": try await httpcFixtureMiss()
         case "fixture-malformed": try malformedFixture()
         default: throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "no message is named \(key)"])
         }
@@ -97,17 +97,17 @@ struct ArticleMessagesTests {
     }
 
     /// README.md: the first lines of `httpc --help`, without the word `usage:`.
-    static func httpcSynopsis() throws -> String {
-        let help = try HttpcTests().httpc("--help").output
+    static func httpcSynopsis() async throws -> String {
+        let help = try await HttpcTests().httpc("--help").output
         let synopsis = help.components(separatedBy: "\n\n").first ?? ""
         // The continuation lines are indented under the first word after `usage: `.
         return synopsis.split(separator: "\n").map { String($0.dropFirst("usage: ".count)) }.joined(separator: "\n")
     }
 
     /// FixtureFolders.md: httpc's miss in a fixture folder, run from the package's root as shown.
-    static func httpcFixtureMiss() throws -> String {
+    static func httpcFixtureMiss() async throws -> String {
         let arguments = ["GET", "https://api.example.com/users/7", "--fixtures", "Examples/Fixtures"]
-        let run = try HttpcTests().run(arguments)
+        let run = try await HttpcTests().run(arguments)
         // The folder as the reader's machine spells it (a link such as /tmp may be resolved).
         let errors = run.errors.replacingOccurrences(
             of: #"(?m) /[^ \n]*/Examples/Fixtures "#, with: " /path/to/Examples/Fixtures ", options: .regularExpression)

@@ -29,7 +29,8 @@ struct StubServerLimitsTests {
             let httpc = try HttpcTests.binary.path
             let command = (["serve", "--port", "0", "--fixtures", folder.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
             process = try LaunchedProcess(
-                URL(fileURLWithPath: "/bin/sh"), ["-c", (descriptorLimit.map { "ulimit -n \($0) && " } ?? "") + "exec '\(httpc)' \(command)"],
+                URL(fileURLWithPath: "/bin/sh"),
+                ["-c", (descriptorLimit.map { "ulimit -n \($0) && " } ?? "") + "exec '\(httpc)' \(command)"],
                 errors: .discarded)
             let line = process.nextLine() ?? ""
             // Its log is read and dropped, so it never waits on a full pipe.
