@@ -44,7 +44,7 @@ struct StubServerHostileClientTests {
         // stops reading after about a megabyte nobody took, and this wait runs out.
         let answeredAllWithoutAReader: Bool
         do {
-            try await logged.wait(until: 100, timeout: eventWait, waitingFor: "100 answers nobody reads")
+            try await logged.wait(until: 100, timeout: .seconds(10), waitingFor: "100 answers nobody reads")
             answeredAllWithoutAReader = true
         } catch is StubWaitError {
             answeredAllWithoutAReader = false
