@@ -49,6 +49,9 @@ extension Substring {
     /// by `Character` would miss a delimiter that a combining mark follows (`=\u{301}`: one
     /// Character), and a value written right after it would escape redaction.
     func splitScalars(_ separator: Unicode.Scalar, maxSplits: Int = .max) -> [Substring] {
+        // An ASCII separator is never a byte of another scalar's UTF-8: found with memchr, as a
+        // form of megabytes is split in a moment in a debug build too.
+        if separator.isASCII, let parts = splitASCII(UInt8(separator.value), maxSplits: maxSplits) { return parts }
         var parts: [Substring] = []
         var start = startIndex
         var index = startIndex
@@ -68,5 +71,24 @@ extension Substring {
     func afterScalar(_ separator: Unicode.Scalar) -> Substring? {
         let parts = splitScalars(separator, maxSplits: 1)
         return parts.count == 2 ? parts[1] : nil
+    }
+
+    /// ``splitScalars(_:maxSplits:)`` for an ASCII separator, by byte; `nil` when the text is
+    /// not stored as contiguous UTF-8.
+    private func splitASCII(_ separator: UInt8, maxSplits: Int) -> [Substring]? {
+        utf8.withContiguousStorageIfAvailable { bytes -> [Substring] in
+            var parts: [Substring] = []
+            guard let base = bytes.baseAddress else { return [self] }
+            var start = 0
+            while parts.count < maxSplits, start <= bytes.count,
+                let found = memchr(base + start, Int32(separator), bytes.count - start)
+            {
+                let offset = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+                parts.append(self[utf8.index(startIndex, offsetBy: start)..<utf8.index(startIndex, offsetBy: offset)])
+                start = offset + 1
+            }
+            parts.append(self[utf8.index(startIndex, offsetBy: start)..<endIndex])
+            return parts
+        }
     }
 }

@@ -34,8 +34,11 @@ extension Redaction {
         if let buffer = body, !buffer.isEmpty {
             if Self.looksLikeJSON(buffer) {
                 values += JSONRedactor(hides: hides(name:)).redact(buffer)?.hidden ?? []
-            } else if Self.isForm(contentType) || !buffer.contains(0x20), let text = String(bytes: buffer, encoding: .utf8) {
-                // A form, or text that may be one (no spaces, so not prose).
+            } else if let base = buffer.baseAddress, memchr(base, Int32(UInt8(ascii: "=")), buffer.count) != nil,
+                Self.isForm(contentType) || memchr(base, 0x20, buffer.count) == nil,
+                let text = String(bytes: buffer, encoding: .utf8)
+            {
+                // A form, or text that may be one (no spaces, so not prose), with a value to hide.
                 values += hiddenParameterValues(in: text)
             }
         }
