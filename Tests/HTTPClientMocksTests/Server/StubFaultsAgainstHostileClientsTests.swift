@@ -202,7 +202,11 @@ struct StubFaultsAgainstHostileClientsTests {
     // MARK: Garbage
 
     @Test func hugeGarbageArrivesWholeThenTheClose() async throws {
-        let garbage = Data((0..<(24 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        // 24 MB of every byte value: a 64 KiB pattern (a whole number of its 256-byte period),
+        // repeated, as a byte-by-byte loop takes seconds of CPU in a debug build.
+        let pattern = Data((0..<(64 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        var garbage = Data(capacity: 24 << 20)
+        for _ in 0..<384 { garbage.append(pattern) }
         stubs.stub(.get, "/garbage").respond(.fault(.garbage(garbage)))
         let server = try StubServer.serving(stubs)
         defer { server.stop() }
