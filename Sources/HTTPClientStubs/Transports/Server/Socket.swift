@@ -172,17 +172,27 @@ struct Socket: Sendable {
         systemClose(descriptor)
     }
 
-    /// How many descriptors the process may have open (its soft `RLIMIT_NOFILE`), when limited.
-    static var descriptorLimit: Int? {
+    /// How many descriptors the process may have open (its soft `RLIMIT_NOFILE`), when limited;
+    /// raised first, once per process, toward the hard limit, up to ``raisedDescriptorLimit``.
+    /// The soft limit most systems start a process with (256 on macOS, 1,024 on most Linux
+    /// distributions) is below what a test process holds when hundreds of tests each serve and
+    /// connect at once, and running out makes libdispatch end the process on Linux. Go's
+    /// runtime raises every program's soft limit the same way; a limit already higher is kept.
+    static let descriptorLimit: Int? = {
         var limit = rlimit()
-        #if canImport(Darwin)
-        let found = getrlimit(RLIMIT_NOFILE, &limit)
-        #else
-        let found = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-        #endif
-        guard found == 0, limit.rlim_cur < rlim_t(Int32.max) else { return nil }
+        guard systemGetDescriptorLimit(&limit) == 0 else { return nil }
+        let wanted = min(limit.rlim_max, rlim_t(raisedDescriptorLimit))
+        if wanted > limit.rlim_cur {
+            var raised = limit
+            raised.rlim_cur = wanted
+            if systemSetDescriptorLimit(&raised) == 0 { limit = raised }
+        }
+        guard limit.rlim_cur < rlim_t(Int32.max) else { return nil }
         return Int(clamping: limit.rlim_cur)
-    }
+    }()
+
+    /// How far a server raises the soft descriptor limit: Apple's `OPEN_MAX`.
+    static let raisedDescriptorLimit = 10_240
 
     // MARK: Platform details
 
@@ -253,6 +263,20 @@ struct SpareDescriptor: Sendable {
 }
 
 // The C functions under names the methods of `Socket` do not shadow.
+private func systemGetDescriptorLimit(_ limit: inout rlimit) -> Int32 {
+    #if canImport(Darwin)
+    getrlimit(RLIMIT_NOFILE, &limit)
+    #else
+    getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    #endif
+}
+private func systemSetDescriptorLimit(_ limit: inout rlimit) -> Int32 {
+    #if canImport(Darwin)
+    setrlimit(RLIMIT_NOFILE, &limit)
+    #else
+    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    #endif
+}
 private func systemAccept(_ descriptor: Int32) -> Int32 { accept(descriptor, nil, nil) }
 private func systemSend(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
     send(descriptor, base, count, flags)

@@ -33,6 +33,11 @@ public final class StubServer: Sendable {
 
     /// Binds the address and starts listening before it returns.
     ///
+    /// The first server of a process raises the process's soft limit on open descriptors toward
+    /// its hard limit, up to 10,240 (a limit already higher is kept): the 256 or 1,024 a process
+    /// starts with on most systems is less than a test run holds when many tests serve and
+    /// connect at once.
+    ///
     /// - Parameters:
     ///   - stubs: The registry that answers every request. With an upstream that records, the
     ///     recording's exchanges are served through it too, as a replayed cassette's are.
@@ -43,6 +48,8 @@ public final class StubServer: Sendable {
     ///   recording cannot be read or written.
     public init(_ stubs: StubRegistry, configuration: Configuration = Configuration()) throws {
         let host = configuration.address.host
+        // The process's descriptor limit, raised once before the first server listens.
+        _ = Socket.descriptorLimit
         let group = try EventLoopGroup.shared.get()
         let upstream = try configuration.upstream.map { upstream throws(CassetteError) in try ServerUpstream(upstream, registry: stubs) }
         self.upstream = upstream
