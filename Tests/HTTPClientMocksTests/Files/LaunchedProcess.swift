@@ -55,7 +55,13 @@ final class LaunchedProcess: @unchecked Sendable {
             // The child's ends, which the child has its own copies of.
             for descriptor in [stdin.read, stdout.write, stderr.write] where descriptor >= 0 { close(descriptor) }
         }
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        var attributes: posix_spawnattr_t? = nil
+        #else
         var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
@@ -69,7 +75,6 @@ final class LaunchedProcess: @unchecked Sendable {
         } else {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
-        var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var command = [executable.path] + arguments
