@@ -140,6 +140,82 @@ struct StubServerUpstreamTests {
         #expect(gate.heldRequests.isEmpty)
     }
 
+    #if canImport(FoundationNetworking)
+    /// corelibs makes, resumes and cancels every session's tasks with `sync` on one shared work
+    /// queue, and runs a URLProtocol's `startLoading` there. A server whose loop forwarded on that
+    /// queue's terms waited for it; when a block on the queue was itself waiting for the server
+    /// (a session invalidated there released the last reference to a server, whose stop waits
+    /// for its loop), neither ever went on, and every URLSession in the process stopped with them.
+    @Test func aServerStopsWhileURLSessionsWorkQueueIsBusyWithAForwardedRequestInFlight() async throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        let server = try front(.init(apiServer.baseURL), stubs: stubs)
+        // On a thread of its own from holding to letting go: while the queue is held, any task
+        // of the pool that touches a URLSession waits, and the pool's few threads may all do so.
+        let outcome = try await offThePool { () -> String? in
+            let holder = WorkQueueHolder()
+            guard holder.holdTheWorkQueue() else { return "the protocol never started holding the work queue" }
+            defer { holder.release() }
+            // Connections are spread over the process's loops, one per core: enough of them
+            // that one is on the loop of the server's listener, which stopping waits for.
+            let count = 4 * ProcessInfo.processInfo.activeProcessorCount
+            let connections = try (0..<count).map { _ in try RawConnection(port: server.port) }
+            defer { for connection in connections { connection.disconnect() } }
+            for connection in connections { connection.send("GET /users/7 HTTP/1.1\r\nHost: x\r\n\r\n") }
+            // The loops have read the requests and gone on to forward them.
+            let deadline = Date() + 600
+            while stubs.requests.count < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            guard stubs.requests.count == count else { return "\(stubs.requests.count) of \(count) requests arrived" }
+
+            let stopped = DispatchSemaphore(value: 0)
+            Thread {
+                server.stop()
+                stopped.signal()
+            }.start()
+            return stopped.wait(timeout: .now() + 600) == .success ? nil : "the server did not stop while the work queue was busy"
+        }
+        #expect(outcome == nil)
+    }
+
+    /// Holds corelibs' shared URLSession work queue: a task whose protocol's `startLoading`
+    /// (run on that queue) waits until released.
+    final class WorkQueueHolder: Sendable {
+        final class HoldingProtocol: URLProtocol {
+            static let current = Locked<WorkQueueHolder?>(nil)
+            override class func canInit(with request: URLRequest) -> Bool { true }
+            override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+            override func startLoading() {
+                let holder = Self.current.current
+                holder?.started.signal()
+                holder?.gate.wait()
+                client?.urlProtocol(self, didFailWithError: URLError(.cancelled))
+            }
+            override func stopLoading() {}
+        }
+
+        private let started = DispatchSemaphore(value: 0)
+        private let gate = DispatchSemaphore(value: 0)
+        private let session: URLSession
+
+        init() {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.protocolClasses = [HoldingProtocol.self]
+            session = URLSession(configuration: configuration)
+        }
+
+        /// Starts the holding task; whether its protocol holds the queue.
+        func holdTheWorkQueue() -> Bool {
+            HoldingProtocol.current.withLock { $0 = self }
+            session.dataTask(with: URLRequest(url: URL(fileURLWithPath: "/held"))).resume()
+            return started.wait(timeout: .now() + 600) == .success
+        }
+
+        func release() {
+            gate.signal()
+            session.finishTasksAndInvalidate()
+        }
+    }
+    #endif
+
     // MARK: Failures
 
     @Test func anUnreachableUpstreamIsA502SayingWhy() async throws {

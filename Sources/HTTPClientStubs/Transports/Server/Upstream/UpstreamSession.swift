@@ -24,6 +24,11 @@ final class UpstreamSession: Sendable {
 
     private let session: URLSession
     private let transfers: Locked<[Int: Transfer]>
+    /// Where tasks are made, resumed and cancelled. corelibs does each of these with `sync` on
+    /// its sessions' work queue, and a server's event loop must never wait on that queue: a
+    /// block running there may be waiting for the loop (a session invalidated on it releases the
+    /// last reference to a server, whose stop waits for its loop), and both then wait forever.
+    private let control = DispatchQueue(label: "HTTPClientStubs.UpstreamSession")
 
     private init() {
         let transfers = Locked<[Int: Transfer]>([:])
@@ -38,21 +43,24 @@ final class UpstreamSession: Sendable {
 
     /// Sends `request`; `completion` gets the response and its whole body, or why there is none
     /// (a body over `limit` bytes, a transfer that failed or was cancelled), once, on the
-    /// session's queue. Cancelling `cancellation` cancels the transfer.
+    /// session's queue. Cancelling `cancellation` cancels the transfer. Returns at once: the
+    /// transfer starts on a queue of the session's own, never on the caller's thread.
     func send(
         _ request: URLRequest, limit: Int, cancellation: ExchangeCancellation,
         completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), UpstreamError>) -> Void
     ) {
-        guard !cancellation.isCancelled else {
-            return completion(
-                .failure(.unreachable(url: Redaction.standard.redacted(url: request.url?.absoluteString ?? ""), reason: "cancelled")))
+        control.async { [self] in
+            guard !cancellation.isCancelled else {
+                let url = Redaction.standard.redacted(url: request.url?.absoluteString ?? "")
+                return completion(.failure(.unreachable(url: url, reason: "cancelled")))
+            }
+            let task = session.dataTask(with: request)
+            transfers.withLock { $0[task.taskIdentifier] = Transfer(limit: limit, completion: completion) }
+            task.resume()
+            // Registered once the task runs: a task cancelled before it is resumed is not one to resume.
+            cancellation.onCancel { [control] in control.async { task.cancel() } }
+            if request.timeoutInterval > 0 { endWhenQuiet(task, for: request.timeoutInterval) }
         }
-        let task = session.dataTask(with: request)
-        transfers.withLock { $0[task.taskIdentifier] = Transfer(limit: limit, completion: completion) }
-        task.resume()
-        // Registered once the task runs: a task cancelled before it is resumed is not one to resume.
-        cancellation.onCancel { task.cancel() }
-        if request.timeoutInterval > 0 { endWhenQuiet(task, for: request.timeoutInterval) }
     }
 
     /// Ends `task` once nothing has come for `interval` seconds: looks when the interval since
@@ -73,7 +81,7 @@ final class UpstreamSession: Sendable {
                 return .some(nil)
             }
             switch quiet {
-            case .some(.none): task.cancel()
+            case .some(.none): self?.control.async { task.cancel() }
             case .some(.some(let next)): self?.endWhenQuiet(task, for: interval, at: next)
             case .none: break
             }
