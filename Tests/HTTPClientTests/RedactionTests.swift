@@ -214,6 +214,49 @@ struct RedactionTests {
     }
 }
 
+/// Forms and queries are split at `&` and `=` as Unicode scalars; the split an ASCII separator
+/// takes by byte must find the same parts, whatever the text holds around it.
+@Suite("Form splitting")
+struct FormSplittingTests {
+    /// The parts between every `separator`, by Unicode scalar: what the split must equal.
+    static func reference(_ text: Substring, _ separator: Unicode.Scalar, maxSplits: Int) -> [String] {
+        var parts: [String] = []
+        var current = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == separator, parts.count < maxSplits {
+                parts.append(String(current))
+                current = String.UnicodeScalarView()
+            } else {
+                current.append(scalar)
+            }
+        }
+        parts.append(String(current))
+        return parts
+    }
+
+    @Test func anASCIISeparatorSplitsAsTheScalarsDoWhateverSurroundsIt() {
+        let pieces = ["&", "=", "a", "é", "e\u{301}", "=\u{301}", "&\u{20DD}", "👍🏽", "%3D", "+", " ", "\u{0}", "ß"]
+        // A fixed stream of choices (a linear congruential generator): the same texts every run.
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<2_000 {
+            let text = (0..<next(24)).map { _ in pieces[next(pieces.count)] }.joined()
+            // A substring in the middle of a larger string, as a form's pairs are.
+            let whole = "x=1&" + text + "&y=2"
+            let middle = whole.dropFirst(4).dropLast(4)
+            for separator in ["&", "="] as [Unicode.Scalar] {
+                for maxSplits in [1, Int.max] {
+                    let split = middle.splitScalars(separator, maxSplits: maxSplits).map(String.init)
+                    #expect(split == Self.reference(middle, separator, maxSplits: maxSplits), "\(text.debugDescription)")
+                }
+            }
+        }
+    }
+}
+
 @Suite("Errors and events hide credentials")
 struct ClientRedactionTests {
     let session = MockURLSession()
