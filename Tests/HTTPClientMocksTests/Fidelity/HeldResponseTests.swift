@@ -228,7 +228,7 @@ struct HeldResponseTests {
             seen.withLock { $0.append("completion") }
             completed.advance()
         }.resume()
-        try await completed.wait(until: 1, timeout: .seconds(60), waitingFor: "the completion handler")
+        try await completed.wait(until: 1, timeout: eventWait, waitingFor: "the completion handler")
         try await stub.waitForDeliveries(timeout: eventWait)
         if transport.differs(in: .deliveryAfterTheCompletionHandler) {
             #expect(seen.current.first == "request /a")

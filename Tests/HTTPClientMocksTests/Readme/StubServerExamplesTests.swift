@@ -29,7 +29,9 @@ import Testing
     let server = try StubServer(stubs, configuration: configuration)
     defer { server.stop() }
 
-    let loading = Task { try await URLSession(configuration: .ephemeral).data(from: server.baseURL.appendingPathComponent("feed")) }
+    let client = URLSessionConfiguration.ephemeral
+    client.timeoutIntervalForRequest = 600  // a held request is quiet for as long as the test holds it
+    let loading = Task { try await URLSession(configuration: client).data(from: server.baseURL.appendingPathComponent("feed")) }
     try await feed.waitUntilHolding(timeout: .seconds(120))  // the request has arrived and waits
     feed.release()
 

@@ -312,7 +312,7 @@ final class CollectedLog: Sendable {
 
     /// The lines, once at least `count` have come.
     func lines(_ count: Int = 1) async throws -> [String] {
-        try await logged.wait(until: count, timeout: .seconds(30), waitingFor: "\(count) log lines")
+        try await logged.wait(until: count, timeout: eventWait, waitingFor: "\(count) log lines")
         return collected.current
     }
 }

@@ -101,7 +101,7 @@ struct RecordingThroughAHostileUpstreamTests {
             server.stop()
             stopped.advance()
         }
-        try await stopped.wait(until: 1, timeout: .seconds(30), waitingFor: "stop() while the upstream trickles")
+        try await stopped.wait(until: 1, timeout: eventWait, waitingFor: "stop() while the upstream trickles")
 
         #expect(try await offThePool { connection.readToEnd().ending } != .open)
         #expect(!FileManager.default.fileExists(atPath: file.path))

@@ -149,14 +149,14 @@ struct StubFaultsAgainstHostileClientsTests {
         let port = server.port
         let connections = try (0..<200).map { _ in try RawConnection(port: port) }
         for connection in connections { connection.send("GET /stall HTTP/1.1\r\nHost: x\r\n\r\n") }
-        try await stall.waitForRequests(200, timeout: .seconds(120))
+        try await stall.waitForRequests(200, timeout: eventWait)
 
         let stopped = Milestones()
         Thread.detachNewThread {
             server.stop()
             stopped.advance()
         }
-        try await stopped.wait(until: 1, timeout: .seconds(30), waitingFor: "stop() with 200 stalled connections")
+        try await stopped.wait(until: 1, timeout: eventWait, waitingFor: "stop() with 200 stalled connections")
 
         let endings = try await offThePool { connections.map { $0.readToEnd() } }
         #expect(endings.allSatisfy { $0.bytes.isEmpty && $0.ending != .open })
@@ -165,12 +165,16 @@ struct StubFaultsAgainstHostileClientsTests {
 
     @Test func stalledConnectionsPastTheLimitAreAnswered503() async throws {
         let stall = stubs.stub(.get, "/stall").respond(.fault(.stall))
-        let server = try StubServer.serving(stubs) { $0.maximumConnections = 16 }
+        let server = try StubServer.serving(stubs) { configuration in
+            configuration.maximumConnections = 16
+            // However slow the run, no idle timeout frees a stalled slot: the limit alone is tested.
+            configuration.idleTimeout = 600
+        }
         defer { server.stop() }
         let port = server.port
         let stalled = try (0..<16).map { _ in try RawConnection(port: port) }
         for connection in stalled { connection.send("GET /stall HTTP/1.1\r\nHost: x\r\n\r\n") }
-        try await stall.waitForRequests(16, timeout: .seconds(60))
+        try await stall.waitForRequests(16, timeout: eventWait)
 
         let statuses = try await offThePool {
             try (0..<8).map { _ in
@@ -238,7 +242,7 @@ struct StubFaultsAgainstHostileClientsTests {
             server.stop()
             stopped.advance()
         }
-        try await stopped.wait(until: 1, timeout: .seconds(30), waitingFor: "stop() with unread garbage")
+        try await stopped.wait(until: 1, timeout: eventWait, waitingFor: "stop() with unread garbage")
         let endings = try await offThePool { readers.map { $0.readUntilClosed() } }
         #expect(endings.allSatisfy { $0.ended && $0.count < garbage.count })
     }

@@ -304,7 +304,7 @@ struct StubServerHostileClientTests {
         defer { server.stop() }
         let first = try RawConnection(port: server.port)
         first.send("GET /a?first HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await logging.wait(until: 1, timeout: .seconds(60), waitingFor: "the first request's log call")
+        try await logging.wait(until: 1, timeout: eventWait, waitingFor: "the first request's log call")
 
         // A stalled server shows as a read that runs out: bounded far above a normal answer.
         let second = try RawConnection(port: server.port, readTimeout: 60)

@@ -169,7 +169,7 @@ struct StubServerTests {
         _ = try connection.readResponse()
         _ = try connection.readResponse()
         // The log is called on a queue of its own, in order.
-        try await logged.wait(until: 2, timeout: .seconds(30), waitingFor: "the two log entries")
+        try await logged.wait(until: 2, timeout: eventWait, waitingFor: "the two log entries")
 
         let lines = entries.current.map(\.description)
         #expect(lines.count == 2)
