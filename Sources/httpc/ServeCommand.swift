@@ -57,8 +57,9 @@ struct ServeCommand {
               --host ADDRESS          the address to listen on: 127.0.0.1 (the default), ::1, or another
                                       address explicitly (0.0.0.0 serves every interface)
               --max-connections N     the most connections served at once; one more is answered
-                                      503 and closed (default: 512, or half what the process may
-                                      open when that is less)
+                                      503 and closed (default: 512, or, when the process may
+                                      open fewer descriptors, half of what is left after 64,
+                                      at least 8)
           -h, --help                  print this help
 
         Prints "serving SOURCES on http://HOST:PORT" once listening (listening on 0.0.0.0 or ::, "on every

@@ -24,8 +24,9 @@ extension StubServer {
         /// the server's own tests lower them).
         var limits = HTTPServerLimits()
         /// The most connections open at once; one more is accepted, answered 503 and closed. 512,
-        /// or fewer when the process may open fewer descriptors (half its limit, less some for the
-        /// rest of the process: each connection of a test's client in the same process takes two).
+        /// or, when the process may open fewer descriptors, half of what is left after 64 kept for
+        /// the rest of the process (each connection of a test's client in the same process takes
+        /// two), at least 8.
         package var maximumConnections = StubServer.Configuration.defaultMaximumConnections
         /// Seconds a request head may take to arrive whole, from its first byte: a client that
         /// sends it slower is answered 408 and closed, however often it sends a byte.

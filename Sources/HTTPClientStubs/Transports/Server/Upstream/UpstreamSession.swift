@@ -38,6 +38,9 @@ final class UpstreamSession: Sendable {
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        // As many transfers at once as a server takes connections: the default, 6 per host,
+        // made a few slow upstream answers hold back every other forwarded request.
+        configuration.httpMaximumConnectionsPerHost = StubServer.Configuration.defaultMaximumConnections
         session = URLSession(configuration: configuration, delegate: Delegate(transfers), delegateQueue: nil)
     }
 
