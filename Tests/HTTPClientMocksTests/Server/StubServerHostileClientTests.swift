@@ -35,7 +35,11 @@ struct StubServerHostileClientTests {
     @Test func answersAClientDoesNotReadAreNotBufferedWithoutBound() async throws {
         stubs.stub(.get, "/big").respond(.text(String(repeating: "x", count: 1_048_576)))
         let logged = Milestones()
-        let server = try server { $0.log = { _ in logged.advance() } }
+        let server = try server { configuration in
+            configuration.log = { _ in logged.advance() }
+            // However slow the run, the client is not given up for taking nothing meanwhile.
+            configuration.idleTimeout = 600
+        }
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
         connection.send(String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: 100))
@@ -66,7 +70,11 @@ struct StubServerHostileClientTests {
     /// once it had passed since the pause.
     @Test func aClientSlowerToReadThanTheReadTimeoutGetsEveryAnswer() async throws {
         stubs.stub(.get, "/big").respond(.text(String(repeating: "x", count: 256 * 1024)))
-        let server = try server { $0.readTimeout = 0.2 }
+        let server = try server { configuration in
+            configuration.readTimeout = 0.2
+            // However slow the run, the client is not given up for taking nothing meanwhile.
+            configuration.idleTimeout = 600
+        }
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
         connection.send(String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: 100))
