@@ -17,6 +17,17 @@ enum Transport: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
+    /// An ephemeral configuration whose request timeout no test reaches: longer than every pause
+    /// a stub of the suite makes, and than any wait of a loaded run between two steps of a test.
+    /// With URLSession's 60 s default, a held answer or a paused stream that a test checks after
+    /// a slow minute would have timed out (and counted as delivered) while the test was not
+    /// looking.
+    static var patient: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 4 * 3600
+        return configuration
+    }
+
     /// The transports that answer inside the test's process, without a socket.
     static let inProcess: [Transport] = [.mockSession, .urlProtocol]
 
@@ -24,13 +35,14 @@ enum Transport: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// once the session and its tasks are gone.
     /// - Parameters:
     ///   - configuration: the session's configuration: its cookie storage, cache and timeouts
-    ///     (the server's client takes only the timeout: see ``ServerSession``).
+    ///     (the server's client takes only the timeout: see ``ServerSession``). By default
+    ///     ``patient``: a test that checks a timeout sets its own.
     ///   - followsRedirects: `false` hands 3xx answers over as they are (a server's client never
     ///     follows: see ``documentedDifferences``).
     ///   - simulatesLatency: whether a `MockURLSession` waits out latency, pauses and throttling
     ///     as the other two always do; without it, it answers at once.
     func session(
-        _ stubs: StubRegistry, configuration: URLSessionConfiguration = .ephemeral, followsRedirects: Bool = true,
+        _ stubs: StubRegistry, configuration: URLSessionConfiguration = Transport.patient, followsRedirects: Bool = true,
         simulatesLatency: Bool = false
     ) throws -> any URLSessionProtocol {
         switch self {
