@@ -250,7 +250,7 @@ extension URLSessionProtocol {
 
     /// A new file name in the temporary directory for a downloaded body.
     static func newDownloadFile() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-download-\(UUID().uuidString).tmp")
+        FileManager.default.temporaryDirectory.appendingPathComponent("HTTPClient-download-\(AtomicFile.randomName()).tmp")
     }
 
     private static func failingURL(_ request: URLRequest) -> [String: Any] {

@@ -125,7 +125,19 @@ package enum AtomicFile {
     private static func temporaryFile(beside url: URL) -> URL {
         // A name may take all of NAME_MAX (255 bytes): the temporary one keeps only its start.
         let start = String(decoding: url.lastPathComponent.utf8.prefix(100), as: UTF8.self)
-        return url.deletingLastPathComponent().appendingPathComponent(".\(start).\(UUID().uuidString).tmp")
+        return url.deletingLastPathComponent().appendingPathComponent(".\(start).\(randomName()).tmp")
+    }
+
+    /// 32 random hexadecimal digits, from the system's generator (getrandom(2) on Linux,
+    /// arc4random on Apple platforms), which needs no file descriptor: Foundation's `UUID()`
+    /// reads /dev/urandom on Linux and, when the process has no descriptor left, gives all zeros.
+    /// `package`: the stubs' cassette writer names its body tokens with it.
+    package static func randomName() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return [generator.next(), generator.next()].map { (value: UInt64) in
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
     }
 
     /// The permission bits of the file at `url`, when there is one.

@@ -55,6 +55,24 @@ struct CassetteWriterTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["api.json"])
     }
 
+    /// The temporary file is named by the system's random generator, which needs no descriptor:
+    /// Foundation's `UUID()` gives all zeros on Linux when the process has none left.
+    @Test func eachWriteGoesThroughATemporaryFileOfItsOwnRandomName() throws {
+        var names: [String] = []
+        for _ in 0..<2 {
+            try AtomicFile.write(to: file) { sink in
+                try sink(Data("{}".utf8))
+                names += try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasSuffix(".tmp") }
+            }
+        }
+        #expect(names.count == 2)
+        #expect(Set(names).count == 2)
+        for name in names {
+            let random = name.dropFirst(".api.json.".count).dropLast(".tmp".count)
+            #expect(random.count == 32 && random.allSatisfy(\.isHexDigit) && random.contains { $0 != "0" }, "\(name)")
+        }
+    }
+
     @Test func anExchangeThatWouldWriteASecretIsRefusedAndTheFileKeepsWhatItHad() throws {
         let writer = CassetteWriter(file: file, cassette: Cassette(), redaction: .standard.secret("s3cret"))
         _ = try writer.save(Self.exchange("/first"))

@@ -11,7 +11,7 @@ final class StreamedBodies: Sendable {
     }()
 
     /// Unique per write, so no header or URL can look like a token.
-    private let prefix = "httpclient-body-\(UUID().uuidString)-"
+    private let prefix = "httpclient-body-\(AtomicFile.randomName())-"
     private let bodies = Locked<[Cassette.Body]>([])
 
     /// The token that stands for `body` in the encoded structure.
