@@ -11,18 +11,31 @@ import FoundationNetworking
 struct HttpcServeTests {
     let httpc = HttpcTests()
 
-    /// A running `httpc serve`: its base URL, read from the first line it printed, and the log
-    /// lines that follow.
+    /// A running `httpc serve`: its base URL and port, read from the first line it printed, and
+    /// the log lines that follow (left in the pipe until asked for). Every test that starts
+    /// `httpc serve` starts it through this.
     final class Server {
         let launched: LaunchedProcess
         let firstLine: String
         let baseURL: URL
+        let port: Int
 
+        /// Reads the first line of `launched`, an `httpc serve` just started; throws, with what
+        /// it printed and wrote on stderr, when that line names no address.
         init(_ launched: LaunchedProcess) throws {
             self.launched = launched
             firstLine = launched.nextLine() ?? ""
-            let url = try #require(firstLine.split(separator: " ").last.map(String.init), "httpc serve printed \(firstLine)")
-            baseURL = try #require(URL(string: url))
+            guard let url = firstLine.split(separator: " ").last.flatMap({ URL(string: String($0)) }), let port = url.port else {
+                launched.signal(SIGTERM)
+                throw RawConnection.ReadError(description: "httpc serve printed \"\(firstLine)\"; stderr: \(launched.finish().errors)")
+            }
+            baseURL = url
+            self.port = port
+        }
+
+        /// Starts `httpc serve --port 0` with `arguments` in `directory`.
+        convenience init(_ arguments: [String], in directory: URL = HttpcTests.root, errors: LaunchedProcess.Output = .pipe) throws {
+            try self.init(try LaunchedProcess(try HttpcTests.binary, ["serve", "--port", "0"] + arguments, in: directory, errors: errors))
         }
 
         /// The next log line.
@@ -42,7 +55,7 @@ struct HttpcServeTests {
     static let session = URLSession(configuration: .ephemeral)
 
     func serve(_ arguments: String..., in directory: URL = HttpcTests.root) throws -> Server {
-        try Server(try LaunchedProcess(try HttpcTests.binary, ["serve", "--port", "0"] + arguments, in: directory))
+        try Server(arguments, in: directory)
     }
 
     // MARK: Serving

@@ -20,12 +20,8 @@ struct HttpcServeRecordingHostileTests {
 
     /// `httpc serve --port 0 arguments...` in the folder, and the port of its first line.
     private func serve(_ arguments: [String]) throws -> (LaunchedProcess, Int) {
-        let launched = try LaunchedProcess(try HttpcTests.binary, ["serve", "--port", "0"] + arguments, in: folder.url)
-        let line = launched.nextLine() ?? ""
-        guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
-            throw RawConnection.ReadError(description: "httpc serve printed \(line): \(launched.finish().errors)")
-        }
-        return (launched, port)
+        let server = try HttpcServeTests.Server(arguments, in: folder.url)
+        return (server.launched, server.port)
     }
 
     private func get(_ path: String, port: Int, headers: String = "") async throws -> RawConnection.Response {

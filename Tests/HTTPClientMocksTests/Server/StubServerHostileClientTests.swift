@@ -399,12 +399,8 @@ struct StubServerHostileClientTests {
     /// Launches `httpc serve` on `folder` and reads its first line, leaving the rest of its
     /// log in the pipe (`HttpcServeTests.serve` reads the log only when asked).
     private func launchServe(_ folder: URL) throws -> (LaunchedProcess, Int) {
-        let launched = try LaunchedProcess(try HttpcTests.binary, ["serve", "--port", "0", "--fixtures", folder.path], errors: .discarded)
-        let line = launched.nextLine() ?? ""
-        guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
-            throw RawConnection.ReadError(description: "httpc serve printed \(line)")
-        }
-        return (launched, port)
+        let server = try HttpcServeTests.Server(["--fixtures", folder.path], errors: .discarded)
+        return (server.launched, server.port)
     }
 
     /// A harness that starts `httpc serve`, reads its first line for the address and never

@@ -32,13 +32,9 @@ struct StubServerLimitsTests {
                 URL(fileURLWithPath: "/bin/sh"),
                 ["-c", (descriptorLimit.map { "ulimit -n \($0) && " } ?? "") + "exec '\(httpc)' \(command)"],
                 errors: .discarded)
-            let line = process.nextLine() ?? ""
+            port = try HttpcServeTests.Server(process).port
             // Its log is read and dropped, so it never waits on a full pipe.
             process.discardTheRestOfItsOutput()
-            guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
-                throw RawConnection.ReadError(description: "httpc serve printed \(line)")
-            }
-            self.port = port
         }
 
         deinit {
