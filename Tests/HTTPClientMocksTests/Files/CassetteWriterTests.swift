@@ -86,6 +86,26 @@ struct CassetteWriterTests {
         #expect(writer.cassette.interactions.count == 1)
     }
 
+    /// Exchanges saved together are written together; one the writer refuses keeps only itself
+    /// out, and the others keep their order and places.
+    @Test func exchangesSavedTogetherAreEachSavedOrRefusedOnTheirOwn() throws {
+        let writer = CassetteWriter(file: file, cassette: Cassette(), redaction: .standard.secret("s3cret"))
+        _ = try writer.save(Self.exchange("/first"))
+        var compressed = Self.exchange("/gz")
+        compressed.response.body = Cassette.Body(Data([0x1F, 0x8B, 0x08, 0x00]))
+        var impossible = Self.exchange("/status")
+        impossible.response.status = 42
+
+        let results = writer.save([Self.exchange("/a"), compressed, impossible, Self.exchange("/b")])
+
+        #expect((try? results[0].get().index) == 1)
+        #expect((try? results[3].get().index) == 2)
+        #expect(results[1].isFailure(saying: "compressed"))
+        #expect(results[2].isFailure(saying: "42"))
+        let read = try Cassette(contentsOf: file)
+        #expect(read.interactions.map(\.request.url) == ["/first", "/a", "/b"].map { "https://api.example.com" + $0 })
+    }
+
     @Test func aFileNamedHARIsRecordedAsHAR() throws {
         let har = folder.url.appendingPathComponent("api.har")
         let writer = CassetteWriter(file: har, cassette: Cassette(), redaction: .standard)
@@ -93,5 +113,13 @@ struct CassetteWriterTests {
         _ = try writer.save(Self.exchange("/second", body: "two"))
         let read = try Cassette(harContentsOf: har)
         #expect(read.interactions.map(\.response.body?.text) == ["one", "two"])
+    }
+}
+
+extension Result where Failure == CassetteError {
+    /// Whether this is a failure whose description contains `text`.
+    fileprivate func isFailure(saying text: String) -> Bool {
+        guard case .failure(let error) = self else { return false }
+        return error.description.contains(text)
     }
 }

@@ -1,59 +1,95 @@
 import Foundation
 import HTTPClient
 
-/// A cassette file being recorded: each exchange is redacted, appended, and the whole file
+/// A cassette file being recorded: exchanges are redacted, appended, and the whole file
 /// written again atomically (a temporary file renamed over it), so what is on disk is always a
 /// complete cassette. A recording stopped at any moment (Ctrl-C, a crash) keeps every exchange
-/// saved before it, and never half of one.
+/// saved before it, and never half of one. Exchanges saved together, in one call, cost one
+/// write: a busy recorder writes what has queued up at once rather than once each.
 ///
 /// The file is a cassette, or a HAR 1.2 archive when its name ends in `.har`.
 final class CassetteWriter: Sendable {
+    /// An exchange as saved, and its place in the cassette (from 0).
+    typealias Saved = (interaction: Cassette.Interaction, index: Int)
+
     let file: URL
     let redaction: Redaction
-    private let recorded: Locked<Cassette>
+    /// What is recorded, and how many of its interactions are known to hold no registered
+    /// secret (those loaded from the file are searched once, at the first save).
+    private let recorded: Locked<(cassette: Cassette, searched: Int)>
 
     /// A recording to `file` that starts from `cassette` (what the file held, or nothing).
     init(file: URL, cassette: Cassette, redaction: Redaction) {
         self.file = file
         self.redaction = redaction
-        recorded = Locked(cassette)
+        recorded = Locked((cassette, 0))
     }
 
     /// The interactions loaded and recorded so far.
-    var cassette: Cassette { recorded.current }
+    var cassette: Cassette { recorded.current.cassette }
 
-    /// Redacts `raw`, appends it and writes the file, refusing registered secrets anywhere, and
-    /// the values the rules hid in this exchange in what it adds.
+    /// Saves one exchange, as saving a list of one does.
     ///
-    /// The values this exchange hid are looked for in this exchange only: the interactions
-    /// before it were searched when they were written, and hold what redaction put there, which
-    /// the new exchange may carry back (a replayed `sid=REDACTED` cookie sent again).
+    /// - Throws: ``CassetteError``, and nothing is written, when the exchange is refused or the
+    ///   file cannot be written.
+    func save(_ raw: Cassette.Interaction) throws(CassetteError) -> Saved {
+        try save([raw])[0].get()
+    }
+
+    /// Redacts each exchange, appends those that may be written and writes the file once,
+    /// refusing registered secrets anywhere, and the values the rules hid in an exchange in what
+    /// that exchange adds.
     ///
-    /// - Returns: The interaction as saved, and its place in the cassette (from 0).
-    /// - Throws: ``CassetteError``, and nothing is written, when a secret would be, when the
-    ///   exchange is one no cassette can hold (a status outside 100...599: the file could not be
-    ///   read back), or when the file cannot be written.
-    func save(_ raw: Cassette.Interaction) throws(CassetteError) -> (interaction: Cassette.Interaction, index: Int) {
-        let interaction = redaction.apply(to: raw)
-        let hiddenHere = redaction.scrubbing(raw)
-        let result = recorded.withLock { cassette -> Result<Int, CassetteError> in
-            // Written, it would make the whole file unreadable: the next run could not start on it.
-            if let problem = interaction.problem {
-                return .failure(
-                    .invalidInteraction(
-                        file: file.path, interaction: cassette.interactions.count + 1, reason: "\(problem), so it is not recorded"))
-            }
-            var updated = cassette
-            updated.interactions.append(interaction)
+    /// The values an exchange hid are looked for in that exchange only: the interactions before
+    /// it were searched when they were written, and hold what redaction put there, which the new
+    /// exchange may carry back (a replayed `sid=REDACTED` cookie sent again).
+    ///
+    /// - Returns: For each exchange in order, the interaction as saved and its place, or the
+    ///   ``CassetteError`` that kept it out: a secret it would write, a status outside 100...599
+    ///   (the file could not be read back), or, for every exchange of the call, a file that
+    ///   cannot be written (nothing is written then).
+    func save(_ raws: [Cassette.Interaction]) -> [Result<Saved, CassetteError>] {
+        recorded.withLock { recorded -> [Result<Saved, CassetteError>] in
+            var updated = recorded.cassette
+            var results: [Result<Saved, CassetteError>] = []
+            var added: [Int] = []
             do throws(CassetteError) {
-                try updated.refuseLeaks(of: hiddenHere, file: file.path, from: updated.interactions.count - 1)
-                try updated.write(to: file, refusing: redaction)
+                // What the file held: searched once, then known clean.
+                try updated.refuseLeaks(of: redaction, file: file.path, from: recorded.searched)
             } catch {
-                return .failure(error)
+                return raws.map { _ in .failure(error) }
             }
-            cassette = updated
-            return .success(updated.interactions.count - 1)
+            for raw in raws {
+                let interaction = redaction.apply(to: raw)
+                let index = updated.interactions.count
+                // Written, it would make the whole file unreadable: the next run could not start on it.
+                if let problem = interaction.problem {
+                    results.append(
+                        .failure(.invalidInteraction(file: file.path, interaction: index + 1, reason: "\(problem), so it is not recorded")))
+                    continue
+                }
+                updated.interactions.append(interaction)
+                do throws(CassetteError) {
+                    try updated.refuseLeaks(of: redaction.scrubbing(raw), file: file.path, from: index)
+                    try updated.refuseLeaks(of: redaction, file: file.path, from: index)
+                } catch {
+                    updated.interactions.removeLast()
+                    results.append(.failure(error))
+                    continue
+                }
+                added.append(results.count)
+                results.append(.success((interaction, index)))
+            }
+            guard !added.isEmpty else { return results }
+            do throws(CassetteError) {
+                // Every interaction was searched above.
+                try updated.write(to: file, refusing: .none)
+            } catch {
+                for position in added { results[position] = .failure(error) }
+                return results
+            }
+            recorded = (updated, updated.interactions.count)
+            return results
         }
-        return (interaction, try result.get())
     }
 }

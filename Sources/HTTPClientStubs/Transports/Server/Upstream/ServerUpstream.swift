@@ -29,8 +29,11 @@ final class ServerUpstream: Sendable {
     private let replays: Bool
     /// What the file held, served once the server's address is known.
     private let loaded: Cassette
-    /// Exchanges are written one at a time here, off the session's queue and the loops.
+    /// Exchanges are written here, off the session's queue and the loops.
     private let writes = DispatchQueue(label: "StubServer recording")
+    /// Exchanges waiting for the next write, each with what to do once it is written.
+    private let queued = Locked<[(raw: Cassette.Interaction, completion: @Sendable (Result<CassetteWriter.Saved, NotRecorded>) -> Void)]>([]
+    )
     /// The name this server gives itself in the `Via` line of what it forwards: a request that
     /// comes back with it has gone round a loop (the upstream is this server, or leads back to it).
     private let viaName = "stubserver-" + UUID().uuidString.prefix(8).lowercased()
@@ -129,14 +132,14 @@ final class ServerUpstream: Sendable {
                     status: response.statusCode, headers: received.map { Cassette.Header(name: $0.name, value: $0.value) },
                     body: body.isEmpty ? nil : Cassette.Body(body)),
                 duration: Date().timeIntervalSince(started), recordedAt: started)
-            writes.async { [self] in
-                guard !state.withLock({ $0.stopped }) else {
+            record(raw, with: writer) { [self] result in
+                let saved: CassetteWriter.Saved
+                switch result {
+                case .success(let value):
+                    saved = value
+                case .failure(.stopped):
                     return completion(.failure(status: 503, reason: "The server stopped before the exchange was recorded."))
-                }
-                let saved: (interaction: Cassette.Interaction, index: Int)
-                do throws(CassetteError) {
-                    saved = try writer.save(raw)
-                } catch {
+                case .failure(.refused(let error)):
                     return completion(
                         .failure(status: 500, reason: "The upstream answered, but the exchange was not recorded: \(error.description)"))
                 }
@@ -147,6 +150,41 @@ final class ServerUpstream: Sendable {
                         status: response.statusCode, fields: answerFields, body: body,
                         answeredBy: "recorded from \(redacted(root.prefix)) as \(source)"))
             }
+        }
+    }
+
+    /// Why an exchange was not recorded.
+    private enum NotRecorded: Error {
+        /// The server stopped first.
+        case stopped
+        /// The writer refused it, or could not write the file.
+        case refused(CassetteError)
+    }
+
+    /// Queues `raw` to be written, and hands what came of it to `completion` on the writing
+    /// queue. Exchanges that queue up while the file is being written are written together
+    /// next, in one write: each write rewrites the whole file, and one per exchange made every
+    /// answer of a long, busy recording wait behind all the writes queued before it.
+    private func record(
+        _ raw: Cassette.Interaction, with writer: CassetteWriter,
+        completion: @escaping @Sendable (Result<CassetteWriter.Saved, NotRecorded>) -> Void
+    ) {
+        let first = queued.withLock { queued in
+            queued.append((raw, completion))
+            return queued.count == 1
+        }
+        guard first else { return }
+        writes.async { [self] in
+            let batch = queued.withLock { queued in
+                defer { queued = [] }
+                return queued
+            }
+            guard !state.withLock({ $0.stopped }) else {
+                for (_, completion) in batch { completion(.failure(.stopped)) }
+                return
+            }
+            let results = writer.save(batch.map(\.raw))
+            for ((_, completion), result) in zip(batch, results) { completion(result.mapError { .refused($0) }) }
         }
     }
 
