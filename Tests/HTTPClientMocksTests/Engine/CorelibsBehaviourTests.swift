@@ -13,19 +13,29 @@ import Testing
 struct CorelibsBehaviourTests {
     /// Answers with `response` lines the test gives: a status, headers, and pieces of body.
     final class ScriptedProtocol: URLProtocol {
-        nonisolated(unsafe) static var status = 200
-        nonisolated(unsafe) static var headers: [String: String] = [:]
-        nonisolated(unsafe) static var pieces: [Data] = []
-        nonisolated(unsafe) static var seen: [URLRequest] = []
+        /// What the next request is answered with, and the requests seen: set by the test,
+        /// read and appended to on corelibs' threads.
+        struct Script: Sendable {
+            var status = 200
+            var headers: [String: String] = [:]
+            var pieces: [Data] = []
+            var seen: [URLRequest] = []
+        }
+        static let script = Locked(Script())
+        static var seen: [URLRequest] { script.current.seen }
 
         override class func canInit(with request: URLRequest) -> Bool { true }
         override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
         override func startLoading() {
-            Self.seen.append(request)
-            let response = HTTPURLResponse(url: request.url!, statusCode: Self.status, httpVersion: "HTTP/1.1", headerFields: Self.headers)!
+            let script = Self.script.withLock { script in
+                script.seen.append(request)
+                return script
+            }
+            let response = HTTPURLResponse(
+                url: request.url!, statusCode: script.status, httpVersion: "HTTP/1.1", headerFields: script.headers)!
             client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
-            for piece in Self.pieces { client?.urlProtocol(self, didLoad: piece) }
+            for piece in script.pieces { client?.urlProtocol(self, didLoad: piece) }
             client?.urlProtocolDidFinishLoading(self)
         }
 
@@ -40,10 +50,7 @@ struct CorelibsBehaviourTests {
     }
 
     private func script(status: Int = 200, headers: [String: String] = [:], pieces: [String] = []) {
-        ScriptedProtocol.status = status
-        ScriptedProtocol.headers = headers
-        ScriptedProtocol.pieces = pieces.map { Data($0.utf8) }
-        ScriptedProtocol.seen = []
+        ScriptedProtocol.script.withLock { $0 = .init(status: status, headers: headers, pieces: pieces.map { Data($0.utf8) }) }
     }
 
     /// Workaround: `urlProtocolClientsKeepEveryPiece` is false, so only a task of `chunks(for:)`
@@ -105,7 +112,7 @@ struct CorelibsBehaviourTests {
         task.resume()
         // Waits for the task to end (its body loaded), which is when the delegate would have been called.
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(30)
+        let deadline = clock.now + eventWait
         while task.state != .completed, clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(task.state == .completed)
         #expect(counter.calls.current == 0)
