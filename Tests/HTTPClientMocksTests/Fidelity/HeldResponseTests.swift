@@ -189,7 +189,8 @@ struct HeldResponseTests {
         let gate = HeldResponse("profile gate")
         let profile = stubs.stub(.get, "/profile").respond(.text("{}").held(by: gate))
         let session = try transport.session(stubs)
-        session.makeDataTask(with: URLRequest(url: testURL("https://h/profile"))) { _, _, _ in }.resume()
+        // The server's client times the held request out after its own timeout otherwise.
+        session.makeDataTask(with: URLRequest(url: testURL("https://h/profile"), timeoutInterval: 4 * 3600)) { _, _, _ in }.resume()
         try await gate.waitUntilHolding(timeout: eventWait)
         #expect(stubs.verify() == false)
         #expect(failures.all.contains { $0.contains("still held") && $0.contains("GET http") && $0.contains("://h/profile") })
@@ -247,7 +248,9 @@ struct HeldResponseTests {
         stubs.stub(.get, "/feed").respond(.streamed([.text("one"), .pause(3600), .text("two")]))
             .onDelivery { _ in delivered.withLock { $0 += 1 } }
         let session = try transport.session(stubs, simulatesLatency: true)
-        let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/feed")))
+        // A request times out after its own timeout too (60 s by default): the pause outlasts
+        // that, and a slow run may check after it.
+        let (chunks, _) = try await session.chunks(for: URLRequest(url: testURL("https://h/feed"), timeoutInterval: 4 * 3600))
         var iterator = chunks.makeAsyncIterator()
         #expect(try await iterator.next() == Data("one".utf8))
         #expect(delivered.current == 0)

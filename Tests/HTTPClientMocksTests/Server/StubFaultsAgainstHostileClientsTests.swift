@@ -160,7 +160,11 @@ struct StubFaultsAgainstHostileClientsTests {
 
         let endings = try await offThePool { connections.map { $0.readToEnd() } }
         #expect(endings.allSatisfy { $0.bytes.isEmpty && $0.ending != .open })
-        #expect(throws: RawConnection.ReadError.self) { try RawConnection(port: port) }
+        // The port is free when stop() returns: a server listens on it at once. (Connecting to
+        // it instead would race: under load, connect(2) to a loopback port nobody listens on can
+        // pick that same port as its own and connect to itself.)
+        let next = try StubServer.serving(stubs) { $0.port = port }
+        next.stop()
     }
 
     @Test func stalledConnectionsPastTheLimitAreAnswered503() async throws {

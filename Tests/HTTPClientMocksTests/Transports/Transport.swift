@@ -21,7 +21,8 @@ enum Transport: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// a stub of the suite makes, and than any wait of a loaded run between two steps of a test.
     /// With URLSession's 60 s default, a held answer or a paused stream that a test checks after
     /// a slow minute would have timed out (and counted as delivered) while the test was not
-    /// looking.
+    /// looking. A request's own `timeoutInterval` (60 s unless set) applies as well: a test that
+    /// looks at a request across a long pause gives it a long one too.
     static var patient: URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 4 * 3600
