@@ -36,6 +36,8 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             var json: JSONValue??
             /// Whether a JSON condition has walked the body once (see `jsonContains`).
             var jsonWalked = false
+            /// The hex SHA-256 of the body, part of fixture file names.
+            var bodyDigest: String?
         }
 
         /// The header fields, and each header's lower-cased name with its value at the same
@@ -129,6 +131,10 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The URL as text, kept from capture: the scheme, host and query are read from it by
     /// hand when a condition asks, never through `URL`'s accessors (which bridge on Linux).
     var urlString: String { capture.urlString }
+
+    /// The lowercase hex SHA-256 of the body, hashed once however many fixture folders (and
+    /// reports of a miss) ask for it.
+    var bodyDigest: String { capture.parsed(\.bodyDigest) { SHA256.hex(capture.body) } }
     /// The header fields as sent.
     public var headers: HTTPHeaders { capture.withHeaders(\.fields) }
 

@@ -20,7 +20,7 @@ package enum FixtureNaming {
 
         let bodies: [String]?
         if [HTTPMethod.post, .put, .patch].contains(request.method) {
-            bodies = ([bodyString(of: request)].compactMap { $0 } + [SHA256.hex(request.body)]).map { "|" + $0 }
+            bodies = ([bodyString(of: request)].compactMap { $0 } + [request.bodyDigest]).map { "|" + $0 }
         } else {
             bodies = nil
         }
@@ -47,11 +47,12 @@ package enum FixtureNaming {
     package static let maximumNameBytes = 250
 
     /// The body part from the body's content: the form text, or the bencoded JSON; `nil` for
-    /// other bodies (and for JSON with `null`, which bencoding cannot express).
+    /// other bodies (and for JSON with `null`, which bencoding cannot express), and for a form
+    /// too long to be part of a name.
     static func bodyString(of request: RecordedRequest) -> String? {
         let contentType = request.headers["Content-Type"]?.lowercased() ?? ""
         if contentType.hasPrefix("application/x-www-form-urlencoded") {
-            return request.text
+            return request.body.count <= maximumNameBytes ? request.text : nil
         }
         if contentType.hasPrefix("application/json"), let encoded = bencode(request.body, limit: maximumNameBytes) {
             return encoded.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)
