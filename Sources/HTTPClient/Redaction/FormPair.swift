@@ -6,19 +6,25 @@ struct FormPair: Sendable {
     /// The pair as written, for rewriting a form without disturbing the other pairs.
     let raw: Substring
     let name: String
-    /// `nil` for a bare `name` with no `=`.
-    let value: String?
+    /// The value as written; `nil` for a bare `name` with no `=`. Decoded only when asked for:
+    /// redaction asks for the values of hidden names only, and a form of megabytes is mostly
+    /// values.
+    private let rawValue: Substring?
+
+    /// Whether the pair has a value (`name=`, `name=value`), not a bare `name`.
+    var hasValue: Bool { rawValue != nil }
+
+    /// The value decoded (`+` is a space); `nil` for a bare `name` with no `=`.
+    var value: String? { rawValue.map(Self.decode) }
+
     /// The value percent-decoded only (a `+` kept), as it may also appear outside the form.
-    let percentDecodedValue: String?
+    var percentDecodedValue: String? { rawValue.map { String($0).removingPercentEncoding ?? String($0) } }
 
     /// Every pair in order, empty ones included, so joining the `raw`s with `&` gives `text` back.
     static func pairs(in text: String) -> [FormPair] {
         Substring(text).splitScalars("&").map { raw in
             let parts = raw.splitScalars("=", maxSplits: 1)
-            let value = parts.count > 1 ? parts[1] : nil
-            return FormPair(
-                raw: raw, name: decode(parts[0]), value: value.map(decode),
-                percentDecodedValue: value.map { String($0).removingPercentEncoding ?? String($0) })
+            return FormPair(raw: raw, name: decode(parts[0]), rawValue: parts.count > 1 ? parts[1] : nil)
         }
     }
 

@@ -183,7 +183,7 @@ public struct Redaction: Sendable {
     /// `name=value` pairs with hidden values replaced; every other byte kept as written.
     private func redactingParameters(_ text: Substring) -> String {
         FormPair.pairs(in: String(text)).map { pair in
-            guard pair.value != nil, hides(parameter: pair.name) else { return String(pair.raw) }
+            guard pair.hasValue, hides(parameter: pair.name) else { return String(pair.raw) }
             return "\(pair.raw.splitScalars("=", maxSplits: 1)[0])=\(Self.placeholder)"
         }.joined(separator: "&")
     }
