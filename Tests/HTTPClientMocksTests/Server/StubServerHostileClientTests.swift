@@ -63,6 +63,54 @@ struct StubServerHostileClientTests {
         #expect(try server.stillServes())
     }
 
+    /// An upload of megabytes takes a while to match, hash and report (seconds in a debug
+    /// build). It is decided on another thread: the loop it came in on goes on serving its other
+    /// connections meanwhile. Here the upload's stub blocks until every other request is answered;
+    /// were it decided on its loop, the connections on that loop would get no answer.
+    @Test func aLargeUploadBeingDecidedHoldsUpNoOtherConnection() async throws {
+        let deciding = Milestones()
+        let release = DispatchSemaphore(value: 0)
+        stubs.stub(.post, "/upload").respond(
+            .computed { _ in
+                deciding.advance()
+                release.wait()
+                return .status(201)
+            })
+        let server = try server()
+        defer { server.stop() }
+        defer { release.signal() }
+        let upload = try RawConnection(port: server.port, readTimeout: 60)
+        let body = String(repeating: "u", count: 256 * 1024)
+        upload.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
+        try await deciding.wait(until: 1, timeout: eventWait, waitingFor: "the upload being decided")
+
+        // Connections go to the loops in turn: twice as many as there are loops, and the upload's
+        // loop gets some of them.
+        let loops = try EventLoopGroup.shared.get().loops.count
+        let others = try await offThePool {
+            try (0..<(2 * loops + 1)).map { _ in try RawConnection.get("/a", port: server.port, readTimeout: 60).status }
+        }
+        release.signal()
+
+        #expect(others == Array(repeating: 200, count: 2 * loops + 1))
+        #expect(try await offThePool { try upload.readResponse() }.status == 201)
+    }
+
+    /// Requests pipelined after an upload decided on another thread reach the stubs after it,
+    /// in the order they came.
+    @Test func requestsPipelinedAfterALargeUploadReachTheStubsInOrder() async throws {
+        let server = try server()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port, readTimeout: 60)
+        let body = String(repeating: "u", count: 256 * 1024)
+        connection.send(
+            "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+                + String(repeating: "GET /a HTTP/1.1\r\nHost: x\r\n\r\n", count: 3))
+        let statuses = try await offThePool { try (0..<4).map { _ in try connection.readResponse().status } }
+        #expect(statuses == [200, 200, 200, 200])
+        #expect(stubs.requests.map(\.method) == [.post, .get, .get, .get])
+    }
+
     /// A client slower to read than the read timeout: while the server waits for it to take
     /// the answers, it reads none of the requests behind them (past 64 waiting answers, or a
     /// megabyte unsent), and the read timeout (meant for a client slow to send) does not run.

@@ -22,23 +22,30 @@ extension ServerConnection {
         // cookie is kept or added (each `Set-Cookie` goes out as a line), nothing is cached, no
         // answer is too late (the client keeps its own clock), and a HEAD without a stub of its
         // own is answered by the GET's (RFC 9110 section 9.3.2).
-        context.registry.respond(
-            to: request, answersHeadAsGet: true, passesUnmatchedThrough: context.upstream?.passesUnmatchedThrough ?? false,
-            cancellation: slot.cancellation
-        ) { [self] answer in
-            let result: ExchangeResult
-            var delivery = Delivery(request: request, arguments: (nil, nil, nil))
-            switch answer {
-            case .passthrough(let forwarded):
-                result = .passthrough(forwarded)
-            case .failed(let error):
-                delivery.error = error
-                result = .answer(Answer(delivery))
-            case .respond(let response, let recorded, let stub):
-                delivery.take(response, of: stub, to: recorded)
-                result = .answer(Answer(delivery))
+        let decide: @Sendable () -> Void = { [self] in
+            context.registry.respond(
+                to: request, answersHeadAsGet: true, passesUnmatchedThrough: context.upstream?.passesUnmatchedThrough ?? false,
+                cancellation: slot.cancellation
+            ) { [self] answer in
+                let result: ExchangeResult
+                var delivery = Delivery(request: request, arguments: (nil, nil, nil))
+                switch answer {
+                case .passthrough(let forwarded):
+                    result = .passthrough(forwarded)
+                case .failed(let error):
+                    delivery.error = error
+                    result = .answer(Answer(delivery))
+                case .respond(let response, let recorded, let stub):
+                    delivery.take(response, of: stub, to: recorded)
+                    result = .answer(Answer(delivery))
+                }
+                loop.execute { [self] in deliver(result, for: parsed.head, in: slot) }
             }
-            loop.execute { [self] in deliver(result, for: parsed.head, in: slot) }
+        }
+        if (parsed.body?.count ?? 0) >= Self.decidedOffTheLoopBytes {
+            decideOffTheLoop(decide)
+        } else {
+            decide()
         }
         // A request read after the client's input ended: an answer decided now goes out, one
         // held by the test lets go, as in `endInput`.

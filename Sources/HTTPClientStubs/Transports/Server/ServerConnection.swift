@@ -76,6 +76,9 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     private var isWatched = false
     /// Whether the socket would not take more: written when the loop says it is writable again.
     private var waitsToWrite = false
+    /// A request is being decided on another thread: the next one is not started before it is,
+    /// so the stubs see the connection's requests in the order they came.
+    private var isDecidingElsewhere = false
     /// How the connection ends once the last answer is out, when it breaks.
     private var breaksAfterAnswers: Break?
 
@@ -95,6 +98,10 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     static let maximumUnsent = 1 << 20
     /// The bytes one read takes from the socket.
     static let readSize = 64 * 1024
+    /// A request with a body of this many bytes or more is decided on another thread: hashing,
+    /// matching and reporting a body of megabytes takes long enough to hold up every other
+    /// connection of the loop (seconds in a debug build).
+    static let decidedOffTheLoopBytes = 64 * 1024
     /// Seconds a closing connection waits for the client to close its side.
     private static let lingerTime: TimeInterval = 2
 
@@ -188,7 +195,7 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
 
     /// Starts the answer of every whole request read so far, in order.
     private func readRequests() {
-        while !closesAfterAnswers, !isClosed, slots.count < Self.maximumPipelined, !isBackedUp {
+        while !closesAfterAnswers, !isClosed, !isDecidingElsewhere, slots.count < Self.maximumPipelined, !isBackedUp {
             let event: HTTPRequestParser.Event?
             do {
                 event = try parser.next()
@@ -222,6 +229,23 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
                     endedInGoodOrder = true
                 }
                 answer(request, in: slot)
+            }
+        }
+    }
+
+    /// Runs `decide` on a global queue; the connection reads its next request once it has run
+    /// (its answer may still be held).
+    func decideOffTheLoop(_ decide: @escaping @Sendable () -> Void) {
+        isDecidingElsewhere = true
+        DispatchQueue.global().async { [self] in
+            decide()
+            loop.execute { [self] in
+                isDecidingElsewhere = false
+                guard !isClosed else { return }
+                readRequests()
+                guard !isClosed else { return }
+                updateInterest()
+                armTimer()
             }
         }
     }
