@@ -170,6 +170,36 @@ struct StubServerLimitsTests {
         withExtendedLifetime(readers) {}
     }
 
+    /// A flood of connections past the limit, each kept open by its client after its 503, leaves
+    /// the admitted connections the descriptors they need: with `ulimit -n 64` (8 connections by
+    /// default), the admitted ones still open their fixture files. Measured before: with a
+    /// hundred refused connections kept open, every fixture was answered 500 (too many open files).
+    @Test func aFloodPastTheConnectionLimitLeavesTheAdmittedConnectionsTheirFiles() throws {
+        let served = try Served(descriptorLimit: 64)
+        let request = "GET /status HTTP/1.1\r\nHost: x\r\n\r\n"
+        let admitted = try (0..<8).map { _ in try RawConnection(port: served.port, readTimeout: 60) }
+        for connection in admitted {
+            connection.send(request)
+            #expect(try connection.readResponse().status == 200)
+        }
+        var flood: [Flood] = []
+        for _ in 0..<100 {
+            guard let connection = try? Flood(port: served.port) else { break }
+            _ = connection.send(request, then: 0, upTo: request.utf8.count)
+            flood.append(connection)
+        }
+        // Each has been answered (503) or closed by the time its status line is read or missed.
+        for connection in flood { _ = connection.statusLine(within: 60) }
+
+        var statuses: [Int] = []
+        for connection in admitted {
+            connection.send(request)
+            statuses.append(try connection.readResponse().status)
+        }
+        #expect(statuses == Array(repeating: 200, count: 8))
+        withExtendedLifetime(flood) {}
+    }
+
     /// With no descriptor left (a lowered `ulimit -n` and a connection limit above it), a
     /// connection past what the process can open is answered 503 and closed, and the server does
     /// not spin while such connections wait. Measured before: 96-99% of a core while idle, and

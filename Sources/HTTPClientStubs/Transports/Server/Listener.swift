@@ -26,7 +26,10 @@ struct ServerContext: Sendable {
 /// them all and frees the port.
 ///
 /// Past ``StubServer/Configuration/maximumConnections`` a connection is accepted, answered 503
-/// and closed. When the process has no descriptor left (`EMFILE`), a spare one kept for the
+/// and closed: after reading what the client sent, so that it gets the answer rather than a
+/// reset, for at most ``maximumLingeringRefusals`` connections at a time, and at once past
+/// that, so that a flood of connections cannot take the descriptors the admitted ones need
+/// for their fixture files. When the process has no descriptor left (`EMFILE`), a spare one kept for the
 /// purpose is closed to accept the waiting connection and answer it 503 the same way; when not
 /// even that is possible, accepting pauses for a moment instead of spinning on a socket that
 /// stays ready.
@@ -34,8 +37,13 @@ struct ServerContext: Sendable {
 final class Listener: ReadinessHandler, @unchecked Sendable {
     private struct State {
         var connections: [ObjectIdentifier: ServerConnection] = [:]
+        /// Connections past the limit, answered 503 and closing.
+        var refusing: [ObjectIdentifier: ServerConnection] = [:]
         var stopped = false
     }
+
+    /// How many connections past the limit may wait at once for their 503 to be read.
+    static let maximumLingeringRefusals = 16
 
     private let socket: Socket
     private let context: ServerContext
@@ -82,20 +90,28 @@ final class Listener: ReadinessHandler, @unchecked Sendable {
     private func admit(_ accepted: Socket) {
         let connectionLoop = group.nextLoop()
         let connection = ServerConnection(socket: accepted, loop: connectionLoop, context: context) { [weak self] connection in
-            self?.state.withLock { _ = $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
+            self?.state.withLock { state in
+                state.connections.removeValue(forKey: ObjectIdentifier(connection))
+                state.refusing.removeValue(forKey: ObjectIdentifier(connection))
+            }
         }
-        let admitted = state.withLock { state -> Bool? in
-            guard !state.stopped else { return nil }
-            guard state.connections.count < context.configuration.maximumConnections else { return false }
-            state.connections[ObjectIdentifier(connection)] = connection
-            return true
+        enum Admission { case admitted, refused, refusedAtOnce, stopped }
+        let admission = state.withLock { state -> Admission in
+            guard !state.stopped else { return .stopped }
+            if state.connections.count < context.configuration.maximumConnections {
+                state.connections[ObjectIdentifier(connection)] = connection
+                return .admitted
+            }
+            guard state.refusing.count < Self.maximumLingeringRefusals else { return .refusedAtOnce }
+            state.refusing[ObjectIdentifier(connection)] = connection
+            return .refused
         }
-        switch admitted {
-        case true?: connectionLoop.execute { connection.start() }
-        case false?:
-            let limit = context.configuration.maximumConnections
-            connectionLoop.execute { connection.refuse("the server has \(limit) connections open, its most") }
-        case nil: accepted.close()
+        let limit = context.configuration.maximumConnections
+        switch admission {
+        case .admitted: connectionLoop.execute { connection.start() }
+        case .refused: connectionLoop.execute { connection.refuse("the server has \(limit) connections open, its most") }
+        case .refusedAtOnce: refuse(accepted, "the server has \(limit) connections open, its most")
+        case .stopped: accepted.close()
         }
     }
 
@@ -124,8 +140,11 @@ final class Listener: ReadinessHandler, @unchecked Sendable {
         let connections = state.withLock { state -> [ServerConnection]? in
             guard !state.stopped else { return nil }
             state.stopped = true
-            defer { state.connections = [:] }
-            return Array(state.connections.values)
+            defer {
+                state.connections = [:]
+                state.refusing = [:]
+            }
+            return Array(state.connections.values) + Array(state.refusing.values)
         }
         guard let connections else { return }
         for connection in connections { connection.loop.execute { connection.close() } }
