@@ -180,12 +180,12 @@ struct Socket: Sendable {
     /// runtime raises every program's soft limit the same way; a limit already higher is kept.
     static let descriptorLimit: Int? = {
         var limit = rlimit()
-        guard systemGetDescriptorLimit(&limit) == 0 else { return nil }
+        guard getrlimit(openFilesLimit, &limit) == 0 else { return nil }
         let wanted = min(limit.rlim_max, rlim_t(raisedDescriptorLimit))
         if wanted > limit.rlim_cur {
             var raised = limit
             raised.rlim_cur = wanted
-            if systemSetDescriptorLimit(&raised) == 0 { limit = raised }
+            if setrlimit(openFilesLimit, &raised) == 0 { limit = raised }
         }
         guard limit.rlim_cur < rlim_t(Int32.max) else { return nil }
         return Int(clamping: limit.rlim_cur)
@@ -263,20 +263,12 @@ struct SpareDescriptor: Sendable {
 }
 
 // The C functions under names the methods of `Socket` do not shadow.
-private func systemGetDescriptorLimit(_ limit: inout rlimit) -> Int32 {
-    #if canImport(Darwin)
-    getrlimit(RLIMIT_NOFILE, &limit)
-    #else
-    getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-    #endif
-}
-private func systemSetDescriptorLimit(_ limit: inout rlimit) -> Int32 {
-    #if canImport(Darwin)
-    setrlimit(RLIMIT_NOFILE, &limit)
-    #else
-    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-    #endif
-}
+/// `RLIMIT_NOFILE` as getrlimit(2) and setrlimit(2) take it (an enum on glibc).
+#if canImport(Darwin)
+private let openFilesLimit = RLIMIT_NOFILE
+#else
+private let openFilesLimit = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+#endif
 private func systemAccept(_ descriptor: Int32) -> Int32 { accept(descriptor, nil, nil) }
 private func systemSend(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
     send(descriptor, base, count, flags)
