@@ -7,8 +7,8 @@ import Testing
 
 /// `StubServer` against a hostile client and a careless user on loopback, who know only the
 /// README and the article: answers nobody reads, lenient heads, absurd lengths, floods of
-/// connections, a blocked log, unreadable fixtures. Each test states the behaviour a user may
-/// expect; what does not hold yet is recorded with `withKnownIssue`.
+/// connections, a blocked log, unreadable fixtures, uploads of megabytes. Each test states the
+/// behaviour a user may expect.
 @Suite("StubServer against a hostile client or a careless user")
 struct StubServerHostileClientTests {
     let failures = CollectedFailures()
