@@ -273,7 +273,7 @@ struct ScenarioTests {
             }
             if isFirst && request.headers["X-Held"] != nil {
                 reachedOlderStub.signal()
-                _ = goOn.wait(timeout: .now() + 60)
+                _ = goOn.wait(timeout: .now() + 600)
             }
             return true
         }
@@ -286,10 +286,10 @@ struct ScenarioTests {
             heldDone.signal()
         }
 
-        try #require(reachedOlderStub.wait(timeout: .now() + 60) == .success)
+        try #require(reachedOlderStub.wait(timeout: .now() + 600) == .success)
         #expect(stubs.status(for: request("POST", "https://h/cart")) == 201)  // moves the cart meanwhile
         goOn.signal()
-        try #require(heldDone.wait(timeout: .now() + 60) == .success)
+        try #require(heldDone.wait(timeout: .now() + 600) == .success)
 
         // In Started it would have been answered 201, in "has items" 409: never a miss.
         #expect(heldStatus.current == 409)
@@ -313,7 +313,7 @@ struct ScenarioTests {
                 }
                 if isFirst {
                     reachedPassThrough.signal()
-                    _ = goOn.wait(timeout: .now() + 60)
+                    _ = goOn.wait(timeout: .now() + 600)
                 }
                 return false
             })
@@ -324,10 +324,10 @@ struct ScenarioTests {
             heldDone.signal()
         }
 
-        try #require(reachedPassThrough.wait(timeout: .now() + 60) == .success)
+        try #require(reachedPassThrough.wait(timeout: .now() + 600) == .success)
         #expect(stubs.status(for: request("POST", "https://h/cart")) == 201)  // moves the cart meanwhile
         goOn.signal()
-        try #require(heldDone.wait(timeout: .now() + 60) == .success)
+        try #require(heldDone.wait(timeout: .now() + 600) == .success)
 
         // Reported, the miss would say the stub needs "has items" while the cart is in it.
         #expect(heldAnswer.current == "pen")

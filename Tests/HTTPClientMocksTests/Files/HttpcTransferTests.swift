@@ -176,14 +176,14 @@ extension HttpcTests {
             respond: { _ in LoopbackServer.response(String(repeating: "a", count: 100), declaredLength: 200) },
             afterWriting: {
                 bodyWritten.signal()
-                _ = release.wait(timeout: .now() + 120)
+                _ = release.wait(timeout: .now() + 600)
             })
         defer {
             release.signal()
             server.stop()
         }
         let process = try start([server.url.appendingPathComponent("export").absoluteString] + options, in: folder.url)
-        #expect(bodyWritten.wait(timeout: .now() + 120) == .success)
+        #expect(bodyWritten.wait(timeout: .now() + 600) == .success)
         // The bytes are on their way; httpc may not have read them yet when the signal comes.
         process.signal(SIGINT)
         let run = try finish(process)

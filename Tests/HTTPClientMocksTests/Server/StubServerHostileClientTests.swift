@@ -354,7 +354,7 @@ struct StubServerHostileClientTests {
             configuration.log = { entry in
                 guard entry.target == "/a?first" else { return }
                 logging.advance()
-                _ = release.wait(timeout: .now() + 120)
+                _ = release.wait(timeout: .now() + 600)
             }
         }
         defer { server.stop() }
