@@ -111,6 +111,27 @@ struct StubServerHostileClientTests {
         #expect(stubs.requests.map(\.method) == [.post, .get, .get, .get])
     }
 
+    /// A client that sends an upload and a request behind it, then ends its sending side
+    /// (`nc -N`), gets both answers: its input ending while the upload waits to be decided on
+    /// another thread lets go of nothing that gets decided. Twenty times: the end of the input
+    /// reaches the loop before or after the decision starts, as the threads happen to run.
+    @Test func aClientThatEndsItsSendingSideAfterAnUploadGetsEveryAnswer() async throws {
+        let server = try server()
+        defer { server.stop() }
+        let body = String(repeating: "u", count: ServerConnection.decidedOffTheLoopBytes)
+        let answers = try await offThePool {
+            try (0..<20).map { _ in
+                let connection = try RawConnection(port: server.port, readTimeout: 60)
+                connection.send(
+                    "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+                        + "GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+                connection.finishSending()
+                return try (0..<2).map { _ in try connection.readResponse().text }
+            }
+        }
+        #expect(answers == Array(repeating: ["posted", "A"], count: 20))
+    }
+
     /// A client slower to read than the read timeout: while the server waits for it to take
     /// the answers, it reads none of the requests behind them (past 64 waiting answers, or a
     /// megabyte unsent), and the read timeout (meant for a client slow to send) does not run.

@@ -43,10 +43,9 @@ extension ServerConnection {
             }
         }
         if (parsed.body?.count ?? 0) >= Self.decidedOffTheLoopBytes {
-            decideOffTheLoop(decide)
-        } else {
-            decide()
+            return decideOffTheLoop(slot, decide)
         }
+        decide()
         // A request read after the client's input ended: an answer decided now goes out, one
         // held by the test lets go, as in `endInput`.
         if inputEnded { slot.cancellation.cancel() }

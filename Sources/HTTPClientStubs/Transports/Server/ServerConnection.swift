@@ -76,9 +76,9 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     private var isWatched = false
     /// Whether the socket would not take more: written when the loop says it is writable again.
     private var waitsToWrite = false
-    /// A request is being decided on another thread: the next one is not started before it is,
-    /// so the stubs see the connection's requests in the order they came.
-    private var isDecidingElsewhere = false
+    /// The slot of a request being decided on another thread: the next request is not started
+    /// before it is, so the stubs see the connection's requests in the order they came.
+    private var decidingElsewhere: Slot?
     /// How the connection ends once the last answer is out, when it breaks.
     private var breaksAfterAnswers: Break?
 
@@ -175,8 +175,9 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     private func endInput() {
         inputEnded = true
         // Answers already decided are unaffected: only a held exchange is still waiting. The open
-        // slot's exchange has not started (its body may still be in the parser, whole).
-        for slot in slots where slot !== openSlot { slot.cancellation.cancel() }
+        // slot's exchange has not started (its body may still be in the parser, whole); one being
+        // decided elsewhere is let go once decided, as an answer decided here would be.
+        for slot in slots where slot !== openSlot && slot !== decidingElsewhere { slot.cancellation.cancel() }
     }
 
     /// The parser holds no whole request more: once the input has ended, none will come. A
@@ -195,7 +196,7 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
 
     /// Starts the answer of every whole request read so far, in order.
     private func readRequests() {
-        while !closesAfterAnswers, !isClosed, !isDecidingElsewhere, slots.count < Self.maximumPipelined, !isBackedUp {
+        while !closesAfterAnswers, !isClosed, decidingElsewhere == nil, slots.count < Self.maximumPipelined, !isBackedUp {
             let event: HTTPRequestParser.Event?
             do {
                 event = try parser.next()
@@ -233,14 +234,17 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
         }
     }
 
-    /// Runs `decide` on a global queue; the connection reads its next request once it has run
-    /// (its answer may still be held).
-    func decideOffTheLoop(_ decide: @escaping @Sendable () -> Void) {
-        isDecidingElsewhere = true
+    /// Runs `decide`, the exchange of `slot`, on a global queue; the connection reads its next
+    /// request once it has run (its answer may still be held). Input that ends meanwhile lets go
+    /// of the exchange only then, as for an exchange decided on the loop: a held answer lets go,
+    /// a decided one goes out.
+    func decideOffTheLoop(_ slot: Slot, _ decide: @escaping @Sendable () -> Void) {
+        decidingElsewhere = slot
         DispatchQueue.global().async { [self] in
             decide()
             loop.execute { [self] in
-                isDecidingElsewhere = false
+                decidingElsewhere = nil
+                if inputEnded { slot.cancellation.cancel() }
                 guard !isClosed else { return }
                 readRequests()
                 guard !isClosed else { return }
