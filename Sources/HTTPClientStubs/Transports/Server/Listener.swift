@@ -42,8 +42,13 @@ final class Listener: ReadinessHandler, @unchecked Sendable {
         var stopped = false
     }
 
-    /// How many connections past the limit may wait at once for their 503 to be read.
-    static let maximumLingeringRefusals = 16
+    /// How many connections past the limit may wait at once for their 503 to be read: 16, or
+    /// fewer when the process may open few descriptors (none at 64 or less: the admitted
+    /// connections and their files need them all).
+    static let maximumLingeringRefusals: Int = {
+        guard let limit = Socket.descriptorLimit else { return 16 }
+        return min(16, max(0, (limit - 64) / 4))
+    }()
 
     private let socket: Socket
     private let context: ServerContext
