@@ -58,8 +58,10 @@ extension StubRegistry {
     ) -> Bool {
         let unmatched = unmatchedRequests
         guard !unmatched.isEmpty else { return true }
+        let count = unmatchedCount
+        let kept = count == unmatched.count ? "" : " (the reports of the latest \(unmatched.count) are kept)"
         fail(
-            "\(unmatched.count) request\(unmatched.count == 1 ? "" : "s") matched no stub:\n\n"
+            "\(count) request\(count == 1 ? "" : "s") matched no stub\(kept):\n\n"
                 + unmatched.map(\.description).joined(separator: "\n\n"),
             CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
         return false

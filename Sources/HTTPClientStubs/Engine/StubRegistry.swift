@@ -40,6 +40,8 @@ public final class StubRegistry: Sendable {
         var requestsDropped = 0
         /// The log's length at which the retention is looked at next (see ``RequestRetention``).
         var requestsCheckedAt = RequestRetention.firstCheck
+        /// The bytes of the bodies in `requests`.
+        var requestsBodyBytes = 0
         /// How many requests the registry has seen, emptied logs included: the next one's
         /// ``RecordedRequest/sequenceNumber``, so arrival order holds across a forgotten log.
         var requestsSeen = 0
@@ -47,6 +49,9 @@ public final class StubRegistry: Sendable {
         /// holds only while it is the same.
         var logGeneration = 0
         var unmatched: [UnmatchedRequestReport] = []
+        /// Unmatched reports let go past the retention, and the bytes of the bodies kept.
+        var unmatchedDropped = 0
+        var unmatchedBodyBytes = 0
         /// The stubs of a priority other than 0, lowest priority first, newest first within one
         /// (those of priority 0 are in `index`).
         var prioritized: [Stub] = []
@@ -77,14 +82,22 @@ public final class StubRegistry: Sendable {
     /// The answers given, kept while a test that attaches its traffic on failure owns the registry.
     package let answers = AnswerLog()
 
-    /// How many of the latest requests the log (``requests``) and each stub's
-    /// ``Stub/calls`` keep: 10,000 unless set. Older ones are let go, so a registry behind a
+    /// How many of the latest requests the log (``requests``), each stub's ``Stub/calls`` and
+    /// the unmatched reports keep: 10,000 unless set. Older ones are let go, so a registry behind a
     /// server under load holds a bounded log however long it runs; counts stay exact (a stub's
     /// call count, its `times` limit, verification by count, each request's sequence number).
     /// Verification of order looks at the calls kept.
     public var retainedRequests: Int {
         get { retention.limit }
         set { retention.limit = newValue }
+    }
+
+    /// The bytes of request bodies each of those logs keeps at most, however few requests that
+    /// is (the newest is always kept): no limit unless set. `httpc serve` keeps 64 MiB, so that
+    /// uploads of megabytes do not pile up in a server that runs for hours.
+    package var retainedBodyBytes: Int {
+        get { retention.bodyBytes }
+        set { retention.bodyBytes = newValue }
     }
 
     /// Creates an empty registry.
@@ -241,8 +254,11 @@ public final class StubRegistry: Sendable {
             state.requests.removeAll()
             state.requestsDropped = 0
             state.requestsCheckedAt = RequestRetention.firstCheck
+            state.requestsBodyBytes = 0
             state.logGeneration += 1
             state.unmatched.removeAll()
+            state.unmatchedDropped = 0
+            state.unmatchedBodyBytes = 0
         }
     }
 
@@ -288,8 +304,12 @@ public final class StubRegistry: Sendable {
     /// Every request the registry saw (matched or not), in arrival order.
     public var requests: [RecordedRequest] { state.withLock { $0.requests } }
 
-    /// The report of every request that matched no stub.
+    /// The report of every request that matched no stub: of the latest, as the log keeps them
+    /// (``retainedRequests``).
     public var unmatchedRequests: [UnmatchedRequestReport] { state.withLock { $0.unmatched } }
+
+    /// How many requests matched no stub, those whose reports were let go included.
+    var unmatchedCount: Int { state.withLock { $0.unmatchedDropped + $0.unmatched.count } }
 
     /// Stubs that were never used and did not opt out with ``Stub/allowingUnused()``.
     package var unusedStubs: [Stub] { stubs.filter { $0.expectsUse && $0.callCount == 0 } }
@@ -332,8 +352,11 @@ public final class StubRegistry: Sendable {
             request.sequenceNumber = state.requestsSeen
             state.requestsSeen += 1
             state.requests.append(request)
-            if state.requests.count >= state.requestsCheckedAt {
-                retention.trim(&state.requests, counting: &state.requestsDropped, checkNextAt: &state.requestsCheckedAt)
+            state.requestsBodyBytes += request.body.count
+            if state.requests.count >= state.requestsCheckedAt || request.body.count >= RequestRetention.largeBody {
+                retention.trim(
+                    &state.requests, counting: &state.requestsDropped, checkNextAt: &state.requestsCheckedAt,
+                    bodyBytes: &state.requestsBodyBytes, size: \.body.count)
             }
             let slot = LogSlot(generation: state.logGeneration, index: state.requestsDropped + state.requests.count - 1)
             return (slot, state.index.candidates(for: request), state.prioritized, state.passthrough, state.unmatchedAnswer)
@@ -378,7 +401,15 @@ public final class StubRegistry: Sendable {
             }
             let report = UnmatchedRequestReport(request: request, registry: self, stubs: stubs, scenarioStates: scenarioStates)
             if reportingMisses {
-                state.withLock { $0.unmatched.append(report) }
+                state.withLock { state in
+                    state.unmatched.append(report)
+                    state.unmatchedBodyBytes += report.request.body.count
+                    // Looked at on every miss: misses are few next to requests.
+                    var next = 0
+                    retention.trim(
+                        &state.unmatched, counting: &state.unmatchedDropped, checkNextAt: &next,
+                        bodyBytes: &state.unmatchedBodyBytes, size: \.request.body.count)
+                }
                 reporting.report(report.description, report.nearestStubLocation ?? location, createdInSwiftTesting)
             }
             return (.unmatched(UnmatchedRequestError(report: report)), request.sequenceNumber)
@@ -470,29 +501,50 @@ public final class StubRegistry: Sendable {
     }
 }
 
-/// How many requests a registry's log and its stubs' calls keep: shared, so setting
+/// How many requests a registry's log, its stubs' calls and its unmatched reports keep, and how
+/// many bytes of request bodies each of them holds at most: shared, so setting
 /// ``StubRegistry/retainedRequests`` bounds them all.
 final class RequestRetention: Sendable {
-    private let value = Locked(10_000)
+    private let value = Locked((limit: 10_000, bodyBytes: Int.max))
 
     var limit: Int {
-        get { value.current }
-        set { value.withLock { $0 = max(1, newValue) } }
+        get { value.current.limit }
+        set { value.withLock { $0.limit = max(1, newValue) } }
+    }
+
+    /// The bytes of request bodies one log keeps at most (its newest request always).
+    var bodyBytes: Int {
+        get { value.current.bodyBytes }
+        set { value.withLock { $0.bodyBytes = max(0, newValue) } }
     }
 
     /// The length at which a new (or emptied) log is first looked at.
     static let firstCheck = 1
 
+    /// A body this large makes its log be looked at when it is appended, whatever its length:
+    /// a few of them may pass the byte limit.
+    static let largeBody = 64 * 1024
+
     /// Lets the oldest of `log` go once it is a quarter past the limit (so the cost of letting
-    /// go is spread over many appends), counting them in `dropped`; `next` is the length at which
-    /// a log's owner calls this again (the limit is read under a lock: not on every append).
-    func trim(_ log: inout [RecordedRequest], counting dropped: inout Int, checkNextAt next: inout Int) {
-        let limit = value.current
+    /// go is spread over many appends), and while its bodies (`bodyBytes`, `size` of each entry)
+    /// are past the byte limit, counting them in `dropped`; `next` is the length at which a
+    /// log's owner calls this again (the limits are read under a lock: not on every append).
+    func trim<Entry>(
+        _ log: inout [Entry], counting dropped: inout Int, checkNextAt next: inout Int, bodyBytes: inout Int,
+        size: (Entry) -> Int
+    ) {
+        let (limit, byteLimit) = value.current
         let slack = max(16, limit / 4)
-        if log.count > limit + slack {
-            let excess = log.count - limit
+        var excess = log.count > limit + slack ? log.count - limit : 0
+        var kept = bodyBytes - log[..<excess].reduce(0) { $0 + size($1) }
+        while kept > byteLimit, excess < log.count - 1 {
+            kept -= size(log[excess])
+            excess += 1
+        }
+        if excess > 0 {
             log.removeFirst(excess)
             dropped += excess
+            bodyBytes = kept
         }
         // Looked at again after at most 64 more: a limit set lower meanwhile is soon honoured.
         next = log.count + min(64, max(1, limit + slack + 1 - log.count))

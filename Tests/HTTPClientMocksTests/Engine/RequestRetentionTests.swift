@@ -3,6 +3,8 @@ import HTTPClient
 import HTTPClientMocks
 import Testing
 
+@testable import HTTPClientStubs
+
 /// A registry behind a long-running server keeps a bounded log; what verification counts stays exact.
 @Suite("The request log keeps the latest requests")
 struct RequestRetentionTests {
@@ -24,6 +26,30 @@ struct RequestRetentionTests {
         #expect(items.calls.last?.pathParameters["id"] == "99")
         #expect(stubs.requests.map(\.sequenceNumber) == Array((100 - stubs.requests.count)..<100))
         #expect(stubs.verify(items, requested: .exactly(100)))
+    }
+
+    /// Uploads of megabytes pile up in neither the log, nor a stub's calls, nor the unmatched
+    /// reports past the byte bound (what `httpc serve` sets), and the counts stay exact.
+    @Test func requestBodiesAreKeptUpToTheByteBoundWhereverTheRequestsAreKept() {
+        let failures = CollectedFailures()
+        let stubs = StubRegistry(reporting: failures.reporting)
+        stubs.retainedBodyBytes = 1 << 20
+        let uploads = stubs.stub(.post, "/uploads").respond(.status(201))
+        let body = Data(repeating: 0x75, count: 300 * 1024)
+        for _ in 0..<10 {
+            #expect(stubs.status(for: request("POST", "https://h/uploads", body: body)) == 201)
+            _ = stubs.status(for: request("POST", "https://h/elsewhere", body: body))
+        }
+
+        // Three bodies of 300 KB fit in a megabyte, with the newest always kept.
+        #expect((1...3).contains(stubs.requests.count))
+        #expect((1...3).contains(uploads.calls.count))
+        #expect((1...3).contains(stubs.unmatchedRequests.count))
+        #expect(stubs.requests.last?.sequenceNumber == 19)
+        #expect(uploads.callCount == 10)
+        #expect(stubs.verify(uploads, requested: .exactly(10)))
+        #expect(!stubs.verifyNoUnmatchedRequests())
+        #expect(failures.all.last?.hasPrefix("10 requests matched no stub (the reports of the latest ") == true)
     }
 
     @Test(arguments: Transport.allCases)
