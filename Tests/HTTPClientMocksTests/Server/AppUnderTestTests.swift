@@ -7,7 +7,7 @@ import Testing
 /// A UI test's situation: the app runs in its own process (Examples/AppUnderTest), given the
 /// address of a `StubServer` this test started. The test holds an answer while the app waits,
 /// then verifies what the app sent, as it would against a `MockURLSession`.
-@Suite("An app in its own process against a StubServer", .timeLimit(.minutes(1)))
+@Suite("An app in its own process against a StubServer", .timeLimit(.minutes(10)))
 struct AppUnderTestTests {
     @Test func theTestHoldsTheAppsFirstRequestThenVerifiesEverythingItSent() async throws {
         let failures = CollectedFailures()

@@ -247,7 +247,7 @@ struct RecordingThroughAHostileUpstreamTests {
         #expect { try front(mode: .all) } throws: { "\($0)".contains("api.json") }
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(10)))
     func aRecordFileThatIsAFIFOIsRefusedWithoutWaitingForAWriter() async throws {
         guard mkfifo(file.path, 0o600) == 0 else { throw POSIXError(.EIO) }
         let outcome = Locked<String?>(nil)
