@@ -49,7 +49,10 @@ final class CassetteWriter: Sendable {
     ///   (the file could not be read back), or, for every exchange of the call, a file that
     ///   cannot be written (nothing is written then).
     func save(_ raws: [Cassette.Interaction]) -> [Result<Saved, CassetteError>] {
-        recorded.withLock { recorded -> [Result<Saved, CassetteError>] in
+        // Redacted, and the values they hide found, before the lock: a body of megabytes is
+        // scanned without holding up another save.
+        let prepared = raws.map { raw in (interaction: redaction.apply(to: raw), hidden: redaction.scrubbing(raw)) }
+        return recorded.withLock { recorded -> [Result<Saved, CassetteError>] in
             var updated = recorded.cassette
             var results: [Result<Saved, CassetteError>] = []
             var added: [Int] = []
@@ -59,8 +62,7 @@ final class CassetteWriter: Sendable {
             } catch {
                 return raws.map { _ in .failure(error) }
             }
-            for raw in raws {
-                let interaction = redaction.apply(to: raw)
+            for (interaction, hidden) in prepared {
                 let index = updated.interactions.count
                 // Written, it would make the whole file unreadable: the next run could not start on it.
                 if let problem = interaction.problem {
@@ -70,7 +72,7 @@ final class CassetteWriter: Sendable {
                 }
                 updated.interactions.append(interaction)
                 do throws(CassetteError) {
-                    try updated.refuseLeaks(of: redaction.scrubbing(raw), file: file.path, from: index)
+                    try updated.refuseLeaks(of: hidden, file: file.path, from: index)
                     try updated.refuseLeaks(of: redaction, file: file.path, from: index)
                 } catch {
                     updated.interactions.removeLast()
