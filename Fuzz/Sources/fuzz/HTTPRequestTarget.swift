@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-@_spi(Engine) import HTTPClientStubs
+@testable import HTTPClientStubs
 
 extension Targets {
     /// The request parser of `StubServer`, on bytes as a hostile client sends them.

@@ -2,30 +2,30 @@ import Foundation
 import HTTPClient
 
 /// A request's line and header fields, as a client sent them: what a server knows before the body.
-@_spi(Engine) public struct HTTPRequestHead: Sendable, Hashable {
+package struct HTTPRequestHead: Sendable, Hashable {
     /// The HTTP versions a ``StubServer`` reads; others are answered 505.
-    public enum Version: Sendable, Hashable, CustomStringConvertible {
+    package enum Version: Sendable, Hashable, CustomStringConvertible {
         /// HTTP/1.0: the connection closes after the answer unless the client asks to keep it.
         case http10
         /// HTTP/1.1: the connection stays open unless the client asks to close it.
         case http11
 
-        public var description: String { self == .http10 ? "HTTP/1.0" : "HTTP/1.1" }
+        package var description: String { self == .http10 ? "HTTP/1.0" : "HTTP/1.1" }
     }
 
     /// The method, any token, in the case it was sent (`GET`, `PURGE`).
-    public var method: String
+    package var method: String
     /// The request target as sent: `/path?query`, an absolute URL, or `*` (OPTIONS only).
-    public var target: String
+    package var target: String
     /// The protocol version of the request line.
-    public var version: Version
+    package var version: Version
     /// Every header line in the order sent, repetitions kept; names in the case they were sent.
     /// A value is read as UTF-8 when it is valid UTF-8, otherwise byte for byte as ISO 8859-1.
-    public var headers: [HTTPHeaders.Field]
+    package var headers: [HTTPHeaders.Field]
 
     /// The values of every line named `name` (case-insensitively), in order.
     /// - Parameter name: the header name.
-    public func values(of name: String) -> [String] {
+    package func values(of name: String) -> [String] {
         headers.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
@@ -43,7 +43,7 @@ import HTTPClient
 
     /// Whether the connection stays open after the answer (RFC 9112 section 9.3): HTTP/1.1
     /// unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
-    public var keepsAlive: Bool {
+    package var keepsAlive: Bool {
         if hasListElement("close", in: "Connection") { return false }
         return version == .http11 || hasListElement("keep-alive", in: "Connection")
     }
@@ -77,7 +77,7 @@ import HTTPClient
 
     /// Whether the client waits for `100 Continue` before it sends the body (`Expect: 100-continue`
     /// on HTTP/1.1; RFC 9110 section 10.1.1 tells HTTP/1.0 servers to ignore it).
-    public var expectsContinue: Bool {
+    package var expectsContinue: Bool {
         version == .http11 && listElements(of: "Expect").contains("100-continue")
     }
 }

@@ -11,9 +11,9 @@ import HTTPClient
 /// and chunk extensions that are not `;name[=value]`. Each byte is looked at once, so
 /// a head sent one byte at a time costs what a head sent at once does. After an error every
 /// call to ``next()`` throws it again: the server answers it and closes the connection.
-@_spi(Engine) public struct HTTPRequestParser: Sendable {
+package struct HTTPRequestParser: Sendable {
     /// What the parser has read.
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// A request's head is complete; its body (if any) follows. A server answers
         /// `100 Continue` here when ``HTTPRequestHead/expectsContinue``.
         case head(HTTPRequestHead)
@@ -32,7 +32,7 @@ import HTTPClient
     }
 
     /// The limits this parser enforces.
-    public let limits: HTTPServerLimits
+    package let limits: HTTPServerLimits
     private var buffer: [UInt8] = []
     /// The first byte not yet consumed.
     private var position = 0
@@ -54,13 +54,13 @@ import HTTPClient
 
     /// A parser for one connection.
     /// - Parameter limits: the sizes past which a request is refused (431 or 413).
-    public init(limits: HTTPServerLimits = HTTPServerLimits()) {
+    package init(limits: HTTPServerLimits = HTTPServerLimits()) {
         self.limits = limits
     }
 
     /// Adds bytes received from the connection (an `UnsafeRawBufferPointer` over a read buffer, an array).
     /// - Parameter bytes: the next bytes, in any split.
-    public mutating func append(_ bytes: some Collection<UInt8>) {
+    package mutating func append(_ bytes: some Collection<UInt8>) {
         guard failure == nil else { return }
         compact()
         buffer.append(contentsOf: bytes)
@@ -68,7 +68,7 @@ import HTTPClient
 
     /// The next event the bytes so far complete, or nil until more bytes arrive.
     /// - Throws: ``HTTPRequestParseError`` with the status to answer; then the connection must close.
-    public mutating func next() throws(HTTPRequestParseError) -> Event? {
+    package mutating func next() throws(HTTPRequestParseError) -> Event? {
         if let failure { throw failure }
         do {
             return try step()
@@ -83,7 +83,7 @@ import HTTPClient
 
     /// Whether part of a request has arrived and the rest has not (a connection closing now cuts a
     /// request short; a server waits for the rest only as long as its read timeout). False after an error.
-    public var isInsideRequest: Bool {
+    package var isInsideRequest: Bool {
         if failure != nil { return false }
         if case .requestLine = state { return position < buffer.count }
         return true
@@ -91,11 +91,11 @@ import HTTPClient
 
     /// Bytes appended and not yet consumed: a request's head (or pipelined requests) waiting to
     /// be parsed. A server reads no more while this is a head's limit or more.
-    public var unreadByteCount: Int { buffer.count - position }
+    package var unreadByteCount: Int { buffer.count - position }
 
     /// Whether part of a request head (request line or header lines) has arrived and the rest
     /// has not: the time a head takes to arrive whole is bounded apart from its body's.
-    public var isReadingHead: Bool {
+    package var isReadingHead: Bool {
         guard failure == nil else { return false }
         switch state {
         case .requestLine: return position < buffer.count

@@ -2,21 +2,21 @@ import Foundation
 
 /// How much of a request a ``StubServer`` reads before it answers with an error and closes the
 /// connection. The defaults are far above what a test sends and far below what exhausts memory.
-@_spi(Engine) public struct HTTPServerLimits: Sendable, Hashable {
+package struct HTTPServerLimits: Sendable, Hashable {
     /// The most bytes of a request head (request line, header lines, the blank line) and, on
     /// their own, of a chunked body's trailers; more is answered 431.
-    public var maximumHeadBytes: Int
+    package var maximumHeadBytes: Int
     /// The most header lines in a head (and trailer lines after a chunked body); more is answered 431.
-    public var maximumHeaderCount: Int
+    package var maximumHeaderCount: Int
     /// The most bytes of a decoded body; more (announced or sent) is answered 413.
-    public var maximumBodyBytes: Int
+    package var maximumBodyBytes: Int
 
     /// Limits with these values; the defaults are 64 KiB of head, 256 header lines and 64 MiB of body.
     /// - Parameters:
     ///   - maximumHeadBytes: the most bytes of a head.
     ///   - maximumHeaderCount: the most header lines.
     ///   - maximumBodyBytes: the most bytes of a decoded body.
-    public init(maximumHeadBytes: Int = 64 * 1024, maximumHeaderCount: Int = 256, maximumBodyBytes: Int = 64 * 1024 * 1024) {
+    package init(maximumHeadBytes: Int = 64 * 1024, maximumHeaderCount: Int = 256, maximumBodyBytes: Int = 64 * 1024 * 1024) {
         self.maximumHeadBytes = maximumHeadBytes
         self.maximumHeaderCount = maximumHeaderCount
         self.maximumBodyBytes = maximumBodyBytes

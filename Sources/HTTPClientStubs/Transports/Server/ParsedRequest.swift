@@ -2,18 +2,18 @@ import Foundation
 import HTTPClient
 
 /// A whole request read from a connection: its head and its body, de-chunked.
-@_spi(Engine) public struct ParsedRequest: Sendable, Hashable {
+package struct ParsedRequest: Sendable, Hashable {
     /// The request line and header fields.
-    public var head: HTTPRequestHead
+    package var head: HTTPRequestHead
     /// The body (after chunked decoding), or nil when the request announced none (neither
     /// `Content-Length` nor `Transfer-Encoding`); a `Content-Length: 0` body is empty, not nil.
-    public var body: Data?
+    package var body: Data?
 
     /// A request with this head and body.
     /// - Parameters:
     ///   - head: the request line and header fields.
     ///   - body: the decoded body, nil when none was announced.
-    public init(head: HTTPRequestHead, body: Data?) {
+    package init(head: HTTPRequestHead, body: Data?) {
         self.head = head
         self.body = body
     }
@@ -29,7 +29,7 @@ import HTTPClient
     /// (`Cookie` lines with `; `, RFC 6265 section 5.4), as `URLRequest` keeps one value per name.
     /// - Parameter base: the server's address (`http://127.0.0.1:PORT`).
     /// - Throws: ``HTTPRequestParseError`` (400) when the target does not make a URL.
-    public func urlRequest(base: URL) throws(HTTPRequestParseError) -> URLRequest {
+    package func urlRequest(base: URL) throws(HTTPRequestParseError) -> URLRequest {
         let url: URL?
         switch head.target {
         case let target where target.hasPrefix("/") || target == "*":
@@ -72,7 +72,7 @@ import HTTPClient
     /// The request as a client writes it: the request line, every header line as read, and the
     /// body framed as the head says (one chunk and the last chunk when chunked). Reading these
     /// bytes gives this request back; the fuzzer and the tests check that the parser is faithful with it.
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var text = "\(head.method) \(head.target) \(head.version)\r\n"
         for field in head.headers { text += "\(field.name): \(field.value)\r\n" }
         var bytes = Array((text + "\r\n").utf8)
