@@ -96,6 +96,43 @@ struct StubServerHostileClientTests {
         #expect(try await offThePool { try upload.readResponse() }.status == 201)
     }
 
+    /// A request with a head of tens of kilobytes (a long query, hundreds of header lines) is
+    /// decided on another thread as a large upload is: while the stubs take their time over it,
+    /// every other connection of its loop is answered.
+    @Test(arguments: ["a long query", "many header lines"])
+    func aLargeHeadBeingDecidedHoldsUpNoOtherConnection(_ shape: String) async throws {
+        let deciding = Milestones()
+        let release = DispatchSemaphore(value: 0)
+        stubs.stub(.get, "/search").respond(
+            .computed { _ in
+                deciding.advance()
+                release.wait()
+                return .status(204)
+            })
+        let server = try server()
+        defer { server.stop() }
+        defer { release.signal() }
+        let large = try RawConnection(port: server.port, readTimeout: 60)
+        let size = ServerConnection.decidedOffTheLoopHeadBytes
+        if shape == "a long query" {
+            large.send("GET /search?q=\(String(repeating: "q", count: size)) HTTP/1.1\r\nHost: x\r\n\r\n")
+        } else {
+            // 100 lines, well under the limit of 256 header lines.
+            let lines = (0..<100).map { "X-Line-\($0): \(String(repeating: "h", count: size / 100))\r\n" }.joined()
+            large.send("GET /search HTTP/1.1\r\nHost: x\r\n\(lines)\r\n")
+        }
+        try await deciding.wait(until: 1, timeout: eventWait, waitingFor: "the large head being decided")
+
+        let loops = try EventLoopGroup.shared.get().loops.count
+        let others = try await offThePool {
+            try (0..<(2 * loops + 1)).map { _ in try RawConnection.get("/a", port: server.port, readTimeout: 60).status }
+        }
+        release.signal()
+
+        #expect(others == Array(repeating: 200, count: 2 * loops + 1))
+        #expect(try await offThePool { try large.readResponse() }.status == 204)
+    }
+
     /// Requests pipelined after an upload decided on another thread reach the stubs after it,
     /// in the order they came.
     @Test func requestsPipelinedAfterALargeUploadReachTheStubsInOrder() async throws {

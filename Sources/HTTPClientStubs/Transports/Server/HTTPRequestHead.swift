@@ -23,6 +23,12 @@ package struct HTTPRequestHead: Sendable, Hashable {
     /// A value is read as UTF-8 when it is valid UTF-8, otherwise byte for byte as ISO 8859-1.
     package var headers: [HTTPHeaders.Field]
 
+    /// About the bytes the head took: the target and every header name and value, with the
+    /// separators and line ends (not the method and version).
+    var size: Int {
+        headers.reduce(target.utf8.count) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+    }
+
     /// The values of every line named `name` (case-insensitively), in order.
     /// - Parameter name: the header name.
     package func values(of name: String) -> [String] {

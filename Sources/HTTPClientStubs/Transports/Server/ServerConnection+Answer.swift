@@ -42,7 +42,7 @@ extension ServerConnection {
                 loop.execute { [self] in deliver(result, for: parsed.head, in: slot) }
             }
         }
-        if (parsed.body?.count ?? 0) >= Self.decidedOffTheLoopBytes {
+        if (parsed.body?.count ?? 0) >= Self.decidedOffTheLoopBytes || parsed.head.size >= Self.decidedOffTheLoopHeadBytes {
             return decideOffTheLoop(slot, decide)
         }
         decide()

@@ -102,6 +102,10 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     /// matching and reporting a body of megabytes takes long enough to hold up every other
     /// connection of the loop (seconds in a debug build).
     static let decidedOffTheLoopBytes = 64 * 1024
+    /// A request whose head (target and header lines) is this many bytes or more is decided on
+    /// another thread too: matching and reporting hundreds of header lines or a query of tens
+    /// of kilobytes takes a tenth of a second in a debug build. Ordinary heads are far smaller.
+    static let decidedOffTheLoopHeadBytes = 16 * 1024
     /// Seconds a closing connection waits for the client to close its side.
     private static let lingerTime: TimeInterval = 2
 
