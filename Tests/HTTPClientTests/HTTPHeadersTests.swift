@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import HTTPClient
@@ -57,5 +58,25 @@ struct HTTPHeadersTests {
         #expect(HTTPMethod.put.isIdempotent)
         #expect(!HTTPMethod.post.isIdempotent)
         #expect(!HTTPMethod.patch.isIdempotent)
+    }
+
+    /// A response's headers are read from the `HTTPURLResponse` only when asked for; read or
+    /// given, they are the same headers: equal, hashed alike, and replaceable.
+    @Test func aReceivedResponsesHeadersAreTheHeadersItCameWith() throws {
+        let url = try #require(URL(string: "https://api.example.com/a"))
+        let received = try #require(
+            HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["X-Id": "7", "Content-Length": "2"]))
+        let response = HTTPClient.Response(received, body: Data("ok".utf8))
+        let byHand = HTTPClient.Response(
+            statusCode: 200, headers: ["Content-Length": "2", "X-Id": "7"], body: Data("ok".utf8), url: url)
+        #expect(response.headers["x-id"] == "7")
+        #expect(response == byHand)
+        #expect(response.hashValue == byHand.hashValue)
+        #expect(response != HTTPClient.Response(statusCode: 200, headers: ["X-Id": "8"], body: Data("ok".utf8), url: url))
+
+        var replaced = response
+        replaced.headers["X-Id"] = "8"
+        #expect(replaced.headers["X-Id"] == "8")
+        #expect(response.headers["X-Id"] == "7")
     }
 }

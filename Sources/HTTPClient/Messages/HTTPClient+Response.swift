@@ -18,7 +18,14 @@ extension HTTPClient {
         /// The HTTP status code, such as 200 or 404.
         public var statusCode: Int
         /// The response headers; look them up case-insensitively with `headers["content-type"]`.
-        public var headers: HTTPHeaders
+        public var headers: HTTPHeaders {
+            get { headerStore.headers }
+            set { headerStore = .read(newValue) }
+        }
+        /// The headers, or the `HTTPURLResponse` they are read from the first time they are asked
+        /// for: Foundation builds `allHeaderFields` anew, bridging every name and value, each time
+        /// it is read, and most callers never look at the headers.
+        private var headerStore: HeaderStore
         /// The body; empty (never `nil`) when the server sent none.
         public var body: Data
         /// The URL of the response (after redirects), or of the request when the response had none.
@@ -62,8 +69,17 @@ extension HTTPClient {
         }
 
         /// This response with `value` in place of its own.
+        init(value: Value, statusCode: Int, headerStore: HeaderStore, body: Data, url: URL?, request: URLRequest?) {
+            self.value = value
+            self.statusCode = statusCode
+            self.headerStore = headerStore
+            self.body = body
+            self.url = url
+            self.request = request
+        }
+
         func replacingValue<Other>(with value: Other) -> Response<Other> {
-            Response<Other>(value: value, statusCode: statusCode, headers: headers, body: body, url: url, request: request)
+            Response<Other>(value: value, statusCode: statusCode, headerStore: headerStore, body: body, url: url, request: request)
         }
 
         /// The raw response: the same, its value the body.
@@ -81,30 +97,72 @@ extension HTTPClient.Response where Value == Data {
     ///   - url: The URL the response came from.
     ///   - request: The request that was sent, if known.
     public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil, request: URLRequest? = nil) {
-        self.init(value: body, statusCode: statusCode, headers: headers, body: body, url: url, request: request)
+        self.init(value: body, statusCode: statusCode, headerStore: .read(headers), body: body, url: url, request: request)
     }
 
     /// Reads status, headers and URL from a Foundation response.
     /// `package`: cassette recording (HTTPClientStubs) reads headers the way the client does.
     package init(_ response: HTTPURLResponse, body: Data?, request: URLRequest? = nil) {
-        var fields: [(name: String, value: String)] = []
-        let all = response.allHeaderFields
-        fields.reserveCapacity(all.count)
-        for (key, value) in all {
-            // Direct casts: string interpolation of AnyHashable/Any goes through dynamic
-            // `description` lookups, a measurable part of a loopback request.
-            let name = (key.base as? String) ?? String(describing: key.base)
-            fields.append((name, (value as? String) ?? String(describing: value)))
-        }
-        // Sorted so iteration order does not depend on dictionary hashing.
-        fields.sort { $0.name < $1.name }
-        let headers = HTTPHeaders(fields.map { HTTPHeaders.Field(name: $0.name, value: $0.value) })
-        self.init(statusCode: response.statusCode, headers: headers, body: body ?? Data(), url: response.url, request: request)
+        self.init(
+            value: body ?? Data(), statusCode: response.statusCode, headerStore: .unread(HTTPClient.UnreadHeaders(response)),
+            body: body ?? Data(), url: response.url, request: request)
     }
 }
 
 extension HTTPClient.Response: Equatable where Value: Equatable {}
 extension HTTPClient.Response: Hashable where Value: Hashable {}
+
+extension HTTPClient {
+    /// A response's headers as given, or as yet unread in the `HTTPURLResponse` they came in.
+    /// Equal and hashed by the headers themselves, however they are held.
+    enum HeaderStore: Sendable, Hashable {
+        case read(HTTPHeaders)
+        case unread(UnreadHeaders)
+
+        var headers: HTTPHeaders {
+            switch self {
+            case .read(let headers): headers
+            case .unread(let unread): unread.headers
+            }
+        }
+
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.headers == rhs.headers }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(headers) }
+    }
+
+    /// The headers of an `HTTPURLResponse`, read once, when first asked for.
+    final class UnreadHeaders: Sendable {
+        private let response: HTTPURLResponse
+        private let read = Locked<HTTPHeaders?>(nil)
+
+        init(_ response: HTTPURLResponse) { self.response = response }
+
+        var headers: HTTPHeaders {
+            read.withLock { read in
+                if let headers = read { return headers }
+                let headers = Self.headers(of: response)
+                read = headers
+                return headers
+            }
+        }
+
+        private static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+            var fields: [(name: String, value: String)] = []
+            let all = response.allHeaderFields
+            fields.reserveCapacity(all.count)
+            for (key, value) in all {
+                // Direct casts: string interpolation of AnyHashable/Any goes through dynamic
+                // `description` lookups, a measurable part of a loopback request.
+                let name = (key.base as? String) ?? String(describing: key.base)
+                fields.append((name, (value as? String) ?? String(describing: value)))
+            }
+            // Sorted so iteration order does not depend on dictionary hashing.
+            fields.sort { $0.name < $1.name }
+            return HTTPHeaders(fields.map { HTTPHeaders.Field(name: $0.name, value: $0.value) })
+        }
+    }
+}
 
 extension HTTPClient.Response: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The status and URL, credentials hidden: `HTTP 200 from https://api.example.com/me`.
