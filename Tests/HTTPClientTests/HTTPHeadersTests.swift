@@ -79,4 +79,18 @@ struct HTTPHeadersTests {
         #expect(replaced.headers["X-Id"] == "8")
         #expect(response.headers["X-Id"] == "7")
     }
+
+    /// A response read from many tasks at once reads its headers once and gives every reader
+    /// the same (the ThreadSanitizer run of the suite checks the reading for races).
+    @Test func aResponsesHeadersReadFromManyTasksAtOnceAreTheSame() async throws {
+        let url = try #require(URL(string: "https://api.example.com/a"))
+        let received = try #require(
+            HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["X-Id": "7"]))
+        let response = HTTPClient.Response(received, body: nil)
+        let read = await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<16 { group.addTask { response.headers["X-Id"] } }
+            return await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(read == Array(repeating: "7", count: 16))
+    }
 }
