@@ -93,4 +93,35 @@ struct HTTPHeadersTests {
         }
         #expect(read == Array(repeating: "7", count: 16))
     }
+
+    /// A request gets the headers it would get from `addValue` called for each: values of one
+    /// name in any case joined with commas, and a value with a line break or a NUL dropped
+    /// (never sent as a second header line), whichever way the headers are set.
+    @Test(arguments: [
+        [("Accept", "application/json")],
+        [("Accept", "text/html"), ("accept", "application/json"), ("X-Id", "7")],
+        [("X-Tab", "a\tb"), ("X-Empty", ""), ("X-Spaces", " padded ")],
+        [("X-Evil", "a\r\nX-Injected: 1"), ("Accept", "application/json")],
+        [("X-Nul", "a\u{0}b"), ("X-Ok", "1")],
+        [("X-Unicode", "é"), ("Bad Name", "1")],
+    ])
+    func aRequestGetsTheHeadersAddValueWouldGiveIt(_ fields: [(String, String)]) throws {
+        let url = try #require(URL(string: "https://api.example.com/a"))
+        var headers = HTTPHeaders()
+        for (name, value) in fields { headers.add(name: name, value: value) }
+        var expected = URLRequest(url: url)
+        for (name, value) in fields { expected.addValue(value, forHTTPHeaderField: name) }
+        var request = URLRequest(url: url)
+        request.addHeaders(headers)
+
+        // Names compared folded: addValue re-capitalizes them on Linux, as HTTP allows.
+        func folded(_ request: URLRequest) -> [String: String] {
+            Dictionary(uniqueKeysWithValues: (request.allHTTPHeaderFields ?? [:]).map { ($0.key.lowercased(), $0.value) })
+        }
+        #expect(folded(request) == folded(expected))
+        #if canImport(FoundationNetworking)
+        // swift-corelibs-foundation drops such a value; the fast path never sets one itself.
+        #expect(request.allHTTPHeaderFields?.values.contains { $0.contains("\r") || $0.contains("\n") } != true)
+        #endif
+    }
 }
