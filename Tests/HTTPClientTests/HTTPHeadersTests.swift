@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClientMocks
 import Testing
 
 @testable import HTTPClient
@@ -94,9 +95,9 @@ struct HTTPHeadersTests {
         #expect(read == Array(repeating: "7", count: 16))
     }
 
-    /// A request gets the headers it would get from `addValue` called for each: values of one
-    /// name in any case joined with commas, and a value with a line break or a NUL dropped
-    /// (never sent as a second header line), whichever way the headers are set.
+    /// A request the client sends gets the headers `addValue` called for each would give it:
+    /// values of one name (in any case) joined with commas, and a value with a line break or a
+    /// NUL dropped (never sent as a second header line).
     @Test(arguments: [
         [("Accept", "application/json")],
         [("Accept", "text/html"), ("accept", "application/json"), ("X-Id", "7")],
@@ -111,8 +112,12 @@ struct HTTPHeadersTests {
         for (name, value) in fields { headers.add(name: name, value: value) }
         var expected = URLRequest(url: url)
         for (name, value) in fields { expected.addValue(value, forHTTPHeaderField: name) }
-        var request = URLRequest(url: url)
-        request.addHeaders(headers)
+        let session = MockURLSession()
+        session.enqueue(.status(200))
+        let recorder = CompletionRecorder<Result<HTTPClient.Response<Data>, HTTPClientError>>()
+        // The client's own headers: every field as given, repeated names too.
+        HTTPClient(session: session, headers: headers).get(url: url, completion: recorder.record)
+        let request = try #require(session.requests.last).urlRequest
 
         // Names compared folded: addValue re-capitalizes them on Linux, as HTTP allows.
         func folded(_ request: URLRequest) -> [String: String] {
