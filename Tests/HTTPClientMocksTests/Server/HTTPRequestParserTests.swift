@@ -190,6 +190,19 @@ struct HTTPRequestParserTests {
         #expect(try parsed.urlRequest(base: Self.base).value(forHTTPHeaderField: "Cookie") == "a=1; b=2")
     }
 
+    /// Among hundreds of header lines, repeated names (in any case) are joined as among a few,
+    /// under the first spelling, Cookie lines with semicolons.
+    @Test func repeatedLinesAmongHundredsAreJoinedAsAmongAFew() throws {
+        let filler = (0..<200).map { "X-Filler-\($0): \($0)\n" }.joined()
+        let head = "GET / HTTP/1.1\nHost: h\nX-Twice: 1\nCookie: a=1\n" + filler + "x-twice: 2\ncookie: b=2\nX-TWICE: 3\n\n"
+        let parsed = try #require(parse(head).requests.first)
+        let request = try parsed.urlRequest(base: Self.base)
+        #expect(request.value(forHTTPHeaderField: "X-Twice") == "1, 2, 3")
+        #expect(request.value(forHTTPHeaderField: "Cookie") == "a=1; b=2")
+        #expect(request.value(forHTTPHeaderField: "X-Filler-199") == "199")
+        #expect(request.allHTTPHeaderFields?.count == 203)
+    }
+
     @Test func anAbsoluteTargetIsTheURL() throws {
         let parsed = try #require(parse("GET https://api.example.test/v1 HTTP/1.1\nHost: api.example.test\n\n").requests.first)
         #expect(try parsed.urlRequest(base: Self.base).url?.absoluteString == "https://api.example.test/v1")
