@@ -133,6 +133,24 @@ struct StubServerHostileClientTests {
         #expect(try await offThePool { try large.readResponse() }.status == 204)
     }
 
+    /// A large request the server answers itself (a method no stub answers, a target that makes
+    /// no URL) is answered as a small one is, and the requests behind it after it.
+    @Test func aLargeRequestTheServerAnswersItselfKeepsItsPlaceInLine() async throws {
+        let server = try server()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port, readTimeout: 60)
+        let lines = (0..<100).map {
+            "X-Line-\($0): \(String(repeating: "h", count: ServerConnection.decidedOffTheLoopHeadBytes / 100))\r\n"
+        }
+        .joined()
+        connection.send(
+            "PURGE /a HTTP/1.1\r\nHost: x\r\n\(lines)\r\n" + "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET http://[bad/\(String(repeating: "q", count: ServerConnection.decidedOffTheLoopHeadBytes)) HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
+        let statuses = try await offThePool { try (0..<3).map { _ in try connection.readResponse().status } }
+        #expect(statuses == [501, 200, 400])
+    }
+
     /// Requests pipelined after an upload decided on another thread reach the stubs after it,
     /// in the order they came.
     @Test func requestsPipelinedAfterALargeUploadReachTheStubsInOrder() async throws {

@@ -7,48 +7,53 @@ extension ServerConnection {
     /// the stub's latency, then the body whole (`Content-Length`) or, when it comes in timed
     /// parts (streamed, throttled, server-sent events), chunked as the parts come.
     func answer(_ parsed: ParsedRequest, in slot: Slot) {
+        if (parsed.body?.count ?? 0) >= Self.decidedOffTheLoopBytes || parsed.head.size >= Self.decidedOffTheLoopHeadBytes {
+            return decideOffTheLoop(slot) { [self] in resolve(parsed, in: slot, offTheLoop: true) }
+        }
+        resolve(parsed, in: slot, offTheLoop: false)
+        // A request read after the client's input ended: an answer decided now goes out, one
+        // held by the test lets go, as in `endInput`.
+        if inputEnded { slot.cancellation.cancel() }
+    }
+
+    /// Makes the request the stubs see and asks them, on the loop or, for a large request, on
+    /// the thread `decideOffTheLoop` gives it; what is written goes back to the loop.
+    private func resolve(_ parsed: ParsedRequest, in slot: Slot, offTheLoop: Bool) {
+        let onTheLoop: (@escaping @Sendable () -> Void) -> Void = { [loop] work in offTheLoop ? loop.execute(work) : work() }
         let request: URLRequest
         do {
             request = try parsed.urlRequest(base: context.baseURL)
         } catch {
-            return fail(status: error.status, reason: error.reason, in: slot)
+            return onTheLoop { [self] in fail(status: error.status, reason: error.reason, in: slot) }
         }
         if let own = ServerOwnAnswer(to: parsed.head, request: request, registry: context.registry) {
-            log(parsed.head, status: own.status, answeredBy: own.logLine)
-            emit(own.bytes(for: parsed.head), in: slot, finished: true, closesConnection: !parsed.head.keepsAlive)
-            return
+            return onTheLoop { [self] in
+                log(parsed.head, status: own.status, answeredBy: own.logLine)
+                emit(own.bytes(for: parsed.head), in: slot, finished: true, closesConnection: !parsed.head.keepsAlive)
+            }
         }
         // A server, not a session: no redirect is followed (a 3xx stub goes out as a 3xx), no
         // cookie is kept or added (each `Set-Cookie` goes out as a line), nothing is cached, no
         // answer is too late (the client keeps its own clock), and a HEAD without a stub of its
         // own is answered by the GET's (RFC 9110 section 9.3.2).
-        let decide: @Sendable () -> Void = { [self] in
-            context.registry.respond(
-                to: request, answersHeadAsGet: true, passesUnmatchedThrough: context.upstream?.passesUnmatchedThrough ?? false,
-                cancellation: slot.cancellation
-            ) { [self] answer in
-                let result: ExchangeResult
-                var delivery = Delivery(request: request, arguments: (nil, nil, nil))
-                switch answer {
-                case .passthrough(let forwarded):
-                    result = .passthrough(forwarded)
-                case .failed(let error):
-                    delivery.error = error
-                    result = .answer(Answer(delivery))
-                case .respond(let response, let recorded, let stub):
-                    delivery.take(response, of: stub, to: recorded)
-                    result = .answer(Answer(delivery))
-                }
-                loop.execute { [self] in deliver(result, for: parsed.head, in: slot) }
+        context.registry.respond(
+            to: request, answersHeadAsGet: true, passesUnmatchedThrough: context.upstream?.passesUnmatchedThrough ?? false,
+            cancellation: slot.cancellation
+        ) { [self] answer in
+            let result: ExchangeResult
+            var delivery = Delivery(request: request, arguments: (nil, nil, nil))
+            switch answer {
+            case .passthrough(let forwarded):
+                result = .passthrough(forwarded)
+            case .failed(let error):
+                delivery.error = error
+                result = .answer(Answer(delivery))
+            case .respond(let response, let recorded, let stub):
+                delivery.take(response, of: stub, to: recorded)
+                result = .answer(Answer(delivery))
             }
+            loop.execute { [self] in deliver(result, for: parsed.head, in: slot) }
         }
-        if (parsed.body?.count ?? 0) >= Self.decidedOffTheLoopBytes || parsed.head.size >= Self.decidedOffTheLoopHeadBytes {
-            return decideOffTheLoop(slot, decide)
-        }
-        decide()
-        // A request read after the client's input ended: an answer decided now goes out, one
-        // held by the test lets go, as in `endInput`.
-        if inputEnded { slot.cancellation.cancel() }
     }
 
     private func deliver(_ result: ExchangeResult, for head: HTTPRequestHead, in slot: Slot) {
