@@ -7,7 +7,9 @@ extension ServerConnection {
     /// the stub's latency, then the body whole (`Content-Length`) or, when it comes in timed
     /// parts (streamed, throttled, server-sent events), chunked as the parts come.
     func answer(_ parsed: ParsedRequest, in slot: Slot) {
-        if (parsed.body?.count ?? 0) >= Self.decidedOffTheLoopBytes || parsed.head.size >= Self.decidedOffTheLoopHeadBytes {
+        if (parsed.body?.count ?? 0) >= Self.decidedOffTheLoopBytes || parsed.head.size >= Self.decidedOffTheLoopHeadBytes
+            || parsed.head.headers.count >= Self.decidedOffTheLoopHeaderLines
+        {
             return decideOffTheLoop(slot) { [self] in resolve(parsed, in: slot, offTheLoop: true) }
         }
         resolve(parsed, in: slot, offTheLoop: false)

@@ -106,6 +106,9 @@ final class ServerConnection: ReadinessHandler, @unchecked Sendable {
     /// another thread too: matching and reporting hundreds of header lines or a query of tens
     /// of kilobytes takes a tenth of a second in a debug build. Ordinary heads are far smaller.
     static let decidedOffTheLoopHeadBytes = 16 * 1024
+    /// A request of this many header lines or more is decided on another thread too, whatever
+    /// their size: each line is folded, matched and reported on its own.
+    static let decidedOffTheLoopHeaderLines = 64
     /// Seconds a closing connection waits for the client to close its side.
     private static let lingerTime: TimeInterval = 2
 
