@@ -349,7 +349,7 @@ extension URLRequest {
     /// finds invalid (a line break, a NUL), as it always has.
     mutating func addHeaders(_ headers: HTTPHeaders) {
         guard !headers.isEmpty else { return }
-        guard allHTTPHeaderFields?.isEmpty ?? true, headers.allSatisfy({ $0.name.isToken && $0.value.isPrintableASCII }) else {
+        guard allHTTPHeaderFields?.isEmpty ?? true, headers.allSatisfy({ $0.name.isHTTPToken && $0.value.isPrintableASCII }) else {
             for field in headers { addValue(field.value, forHTTPHeaderField: field.name) }
             return
         }
@@ -369,19 +369,6 @@ extension URLRequest {
 }
 
 extension String {
-    /// Whether this is a non-empty RFC 9110 token (a header name as a server reads it).
-    fileprivate var isToken: Bool {
-        !isEmpty
-            && utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    true
-                default:
-                    "!#$%&'*+-.^_`|~".utf8.contains(byte)
-                }
-            }
-    }
-
     /// Whether every byte is printable ASCII (a space included) or a tab.
     fileprivate var isPrintableASCII: Bool {
         utf8.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x09 }
