@@ -68,7 +68,6 @@ extension HTTPClient {
             }
         }
 
-        /// This response with `value` in place of its own.
         init(value: Value, statusCode: Int, headerStore: HeaderStore, body: Data, url: URL?, request: URLRequest?) {
             self.value = value
             self.statusCode = statusCode
@@ -78,6 +77,7 @@ extension HTTPClient {
             self.request = request
         }
 
+        /// This response with `value` in place of its own.
         func replacingValue<Other>(with value: Other) -> Response<Other> {
             Response<Other>(value: value, statusCode: statusCode, headerStore: headerStore, body: body, url: url, request: request)
         }
