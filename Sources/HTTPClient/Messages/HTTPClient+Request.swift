@@ -353,18 +353,7 @@ extension URLRequest {
             for field in headers { addValue(field.value, forHTTPHeaderField: field.name) }
             return
         }
-        var fields: [String: String] = [:]
-        var spellings: [String: String] = [:]
-        for field in headers {
-            let folded = field.name.asciiLowercased
-            if let name = spellings[folded] {
-                fields[name, default: ""] += "," + field.value
-            } else {
-                spellings[folded] = field.name
-                fields[field.name] = field.value
-            }
-        }
-        allHTTPHeaderFields = fields
+        allHTTPHeaderFields = headers.joinedByName { _ in "," }
     }
 }
 

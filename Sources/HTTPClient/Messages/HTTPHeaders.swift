@@ -199,6 +199,27 @@ func asciiCaseInsensitiveEquals(_ lhs: some Collection<UInt8>, _ rhs: some Colle
     return true
 }
 
+extension Sequence<HTTPHeaders.Field> {
+    /// The fields as `URLRequest` keeps them, one value a name: the values of a name (in any
+    /// case) joined in order, each after `separator(name folded to lower case)`, under the
+    /// name's first spelling.
+    /// `package`: the stub server (HTTPClientStubs) joins a request's header lines this way.
+    package func joinedByName(separator: (String) -> String) -> [String: String] {
+        var fields: [String: String] = [:]
+        var spellings: [String: String] = [:]
+        for field in self {
+            let folded = field.name.asciiLowercased
+            if let name = spellings[folded] {
+                fields[name, default: ""] += separator(folded) + field.value
+            } else {
+                spellings[folded] = field.name
+                fields[field.name] = field.value
+            }
+        }
+        return fields
+    }
+}
+
 extension String {
     /// Whether this is an RFC 9110 token (`tchar`s only, not empty): what methods and header
     /// names must be.

@@ -51,31 +51,10 @@ package struct ParsedRequest: Sendable, Hashable {
         var request = URLRequest(url: url)
         // GET is URLRequest's own; the setter costs a locale-aware comparison on Linux.
         if head.method != "GET" { request.httpMethod = head.method }
-        var joined: [(name: String, value: String)] = []
-        // A name is looked for among the lines before it; past a few dozen lines, by its folded
-        // spelling, so hundreds of lines cost one look-up each, not a comparison with each other.
-        var indices: [String: Int]? = head.headers.count > 32 ? [:] : nil
-        for field in head.headers {
-            let folded = indices == nil ? nil : field.name.asciiLowercased
-            let index: Int?
-            if let folded {
-                index = indices?[folded]
-            } else {
-                index = joined.firstIndex { $0.name.caseInsensitiveEquals(field.name) }
-            }
-            if let index {
-                let separator = field.name.caseInsensitiveEquals("Cookie") ? "; " : ", "
-                joined[index].value += separator + field.value
-            } else {
-                if let folded { indices?[folded] = joined.count }
-                joined.append((field.name, field.value))
-            }
-        }
         // Set at once: the parser has checked every name and value (setValue would check each
         // again and look its name up among the others, case-insensitively, through NSString).
-        if !joined.isEmpty {
-            request.allHTTPHeaderFields = Dictionary(joined.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
-        }
+        let fields = head.headers.joinedByName { $0 == "cookie" ? "; " : ", " }
+        if !fields.isEmpty { request.allHTTPHeaderFields = fields }
         request.httpBody = body
         return request
     }
