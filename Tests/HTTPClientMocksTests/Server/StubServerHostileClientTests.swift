@@ -65,12 +65,47 @@ struct StubServerHostileClientTests {
 
     /// An upload of megabytes takes a while to match, hash and report (seconds in a debug
     /// build). It is decided on another thread: the loop it came in on goes on serving its other
-    /// connections meanwhile. Here the upload's stub blocks until every other request is answered;
-    /// were it decided on its loop, the connections on that loop would get no answer.
+    /// connections meanwhile.
     @Test func aLargeUploadBeingDecidedHoldsUpNoOtherConnection() async throws {
+        let body = String(repeating: "u", count: 256 * 1024)
+        try await expectOtherConnectionsAnswered(whileDeciding: .post, "/upload") { upload in
+            upload.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
+        }
+    }
+
+    /// A request with a head of tens of kilobytes (a long query, hundreds of header lines) is
+    /// decided on another thread as a large upload is: while the stubs take their time over it,
+    /// every other connection of its loop is answered.
+    @Test(arguments: ["a long query", "many header lines"])
+    func aLargeHeadBeingDecidedHoldsUpNoOtherConnection(_ shape: String) async throws {
+        try await expectOtherConnectionsAnswered(whileDeciding: .get, "/search") { large in
+            if shape == "a long query" {
+                large.send(
+                    "GET /search?q=\(String(repeating: "q", count: ServerConnection.decidedOffTheLoopHeadBytes)) HTTP/1.1\r\nHost: x\r\n\r\n"
+                )
+            } else {
+                large.send("GET /search HTTP/1.1\r\nHost: x\r\n\(Self.largeHeaderLines)\r\n")
+            }
+        }
+    }
+
+    /// 100 header lines of 16 KB in all: a head decided off the loop, well under the limit of
+    /// 256 lines.
+    private static let largeHeaderLines = (0..<100).map {
+        "X-Line-\($0): \(String(repeating: "h", count: ServerConnection.decidedOffTheLoopHeadBytes / 100))\r\n"
+    }
+    .joined()
+
+    /// Sends (by `send`) a request that the stub for `method` `path` blocks on until every other
+    /// request is answered, and expects connections on every loop to be answered meanwhile, then
+    /// the request itself (201). Were it decided on its loop, that loop's connections would get
+    /// no answer.
+    private func expectOtherConnectionsAnswered(
+        whileDeciding method: HTTPMethod, _ path: String, send: (RawConnection) -> Void
+    ) async throws {
         let deciding = Milestones()
         let release = DispatchSemaphore(value: 0)
-        stubs.stub(.post, "/upload").respond(
+        stubs.stub(method, StubTarget(path)).respond(
             .computed { _ in
                 deciding.advance()
                 release.wait()
@@ -79,13 +114,12 @@ struct StubServerHostileClientTests {
         let server = try server()
         defer { server.stop() }
         defer { release.signal() }
-        let upload = try RawConnection(port: server.port, readTimeout: 60)
-        let body = String(repeating: "u", count: 256 * 1024)
-        upload.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
-        try await deciding.wait(until: 1, timeout: eventWait, waitingFor: "the upload being decided")
+        let decided = try RawConnection(port: server.port, readTimeout: 60)
+        send(decided)
+        try await deciding.wait(until: 1, timeout: eventWait, waitingFor: "\(method) \(path) being decided")
 
-        // Connections go to the loops in turn: twice as many as there are loops, and the upload's
-        // loop gets some of them.
+        // Connections go to the loops in turn: twice as many as there are loops, and the
+        // request's loop gets some of them.
         let loops = try EventLoopGroup.shared.get().loops.count
         let others = try await offThePool {
             try (0..<(2 * loops + 1)).map { _ in try RawConnection.get("/a", port: server.port, readTimeout: 60).status }
@@ -93,44 +127,7 @@ struct StubServerHostileClientTests {
         release.signal()
 
         #expect(others == Array(repeating: 200, count: 2 * loops + 1))
-        #expect(try await offThePool { try upload.readResponse() }.status == 201)
-    }
-
-    /// A request with a head of tens of kilobytes (a long query, hundreds of header lines) is
-    /// decided on another thread as a large upload is: while the stubs take their time over it,
-    /// every other connection of its loop is answered.
-    @Test(arguments: ["a long query", "many header lines"])
-    func aLargeHeadBeingDecidedHoldsUpNoOtherConnection(_ shape: String) async throws {
-        let deciding = Milestones()
-        let release = DispatchSemaphore(value: 0)
-        stubs.stub(.get, "/search").respond(
-            .computed { _ in
-                deciding.advance()
-                release.wait()
-                return .status(204)
-            })
-        let server = try server()
-        defer { server.stop() }
-        defer { release.signal() }
-        let large = try RawConnection(port: server.port, readTimeout: 60)
-        let size = ServerConnection.decidedOffTheLoopHeadBytes
-        if shape == "a long query" {
-            large.send("GET /search?q=\(String(repeating: "q", count: size)) HTTP/1.1\r\nHost: x\r\n\r\n")
-        } else {
-            // 100 lines, well under the limit of 256 header lines.
-            let lines = (0..<100).map { "X-Line-\($0): \(String(repeating: "h", count: size / 100))\r\n" }.joined()
-            large.send("GET /search HTTP/1.1\r\nHost: x\r\n\(lines)\r\n")
-        }
-        try await deciding.wait(until: 1, timeout: eventWait, waitingFor: "the large head being decided")
-
-        let loops = try EventLoopGroup.shared.get().loops.count
-        let others = try await offThePool {
-            try (0..<(2 * loops + 1)).map { _ in try RawConnection.get("/a", port: server.port, readTimeout: 60).status }
-        }
-        release.signal()
-
-        #expect(others == Array(repeating: 200, count: 2 * loops + 1))
-        #expect(try await offThePool { try large.readResponse() }.status == 204)
+        #expect(try await offThePool { try decided.readResponse() }.status == 201)
     }
 
     /// A large request the server answers itself (a method no stub answers, a target that makes
@@ -139,12 +136,8 @@ struct StubServerHostileClientTests {
         let server = try server()
         defer { server.stop() }
         let connection = try RawConnection(port: server.port, readTimeout: 60)
-        let lines = (0..<100).map {
-            "X-Line-\($0): \(String(repeating: "h", count: ServerConnection.decidedOffTheLoopHeadBytes / 100))\r\n"
-        }
-        .joined()
         connection.send(
-            "PURGE /a HTTP/1.1\r\nHost: x\r\n\(lines)\r\n" + "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+            "PURGE /a HTTP/1.1\r\nHost: x\r\n\(Self.largeHeaderLines)\r\n" + "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "GET http://[bad/\(String(repeating: "q", count: ServerConnection.decidedOffTheLoopHeadBytes)) HTTP/1.1\r\nHost: x\r\n\r\n"
         )
         let statuses = try await offThePool { try (0..<3).map { _ in try connection.readResponse().status } }
