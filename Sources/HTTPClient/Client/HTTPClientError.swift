@@ -14,6 +14,13 @@ import Foundation
 public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, CustomReflectable {
     /// The URL could not be built; `reason` says why.
     case invalidURL(String, reason: String)
+    /// A header of the request cannot be sent: its name is not a token, or its value holds a
+    /// line break, a NUL or another control character but a tab. `reason` says which and where;
+    /// it never quotes the value, which may be a credential. Nothing was sent.
+    case invalidHeader(name: String, reason: String)
+    /// The request's method is not a token (a space or a line break in it would split the
+    /// request line); `reason` says what it holds and where. Nothing was sent.
+    case invalidMethod(String, reason: String)
     /// The request body could not be encoded.
     case encodingFailed(type: String, underlying: any Error)
     /// The request did not produce a response: timeout, no connection, DNS, TLS... The
@@ -69,7 +76,7 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
             error
         case .file(let error):
             error
-        case .invalidURL, .cancelled, .nonHTTPResponse, .unacceptableStatus:
+        case .invalidURL, .invalidHeader, .invalidMethod, .cancelled, .nonHTTPResponse, .unacceptableStatus:
             nil
         }
     }
@@ -88,6 +95,10 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
         switch self {
         case .invalidURL(let url, let reason):
             return "Invalid URL \"\(redaction.redacted(url: url))\": \(reason)."
+        case .invalidHeader(let name, let reason):
+            return "The header \(String(reflecting: name)) cannot be sent: \(reason). Nothing was sent."
+        case .invalidMethod(let method, let reason):
+            return "The method \(String(reflecting: method)) cannot be sent: \(reason). Nothing was sent."
         case .encodingFailed(let type, let underlying):
             return "Could not encode the \(type) request body as JSON: \(underlying)."
         case .transport(let error):

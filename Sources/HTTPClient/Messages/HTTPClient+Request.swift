@@ -286,13 +286,21 @@ extension HTTPClient {
     /// Turns a ``Request`` into the `URLRequest` the interceptors receive, and says whether its
     /// `configure` closure moved it to another origin (see ``CredentialScope``).
     ///
-    /// - Throws: ``HTTPClientError/invalidURL(_:reason:)`` or ``HTTPClientError/encodingFailed(type:underlying:)``.
+    /// - Throws: ``HTTPClientError/invalidURL(_:reason:)``, ``HTTPClientError/invalidHeader(name:reason:)``,
+    ///   ``HTTPClientError/invalidMethod(_:reason:)`` or ``HTTPClientError/encodingFailed(type:underlying:)``.
     func makeURLRequest<Value>(for request: Request<Value>) throws(HTTPClientError) -> (URLRequest, leftItsOrigin: Bool) {
         let url = try URLBuilder.url(for: request.target, query: request.query, baseURL: baseURL)
         var urlRequest = URLRequest(url: url)
         // GET is URLRequest's default; the setter costs a locale-aware string comparison on
         // Linux, most of a mocked round trip.
-        if request.method != .get { urlRequest.httpMethod = request.method.rawValue }
+        if request.method != .get {
+            // URLRequest takes any string, and a session sends it as it is: a method with a
+            // space or a line break in it would split the request line.
+            guard request.method.rawValue.isHTTPToken else {
+                throw .invalidMethod(request.method.rawValue, reason: Self.tokenProblem(request.method.rawValue, what: "a method"))
+            }
+            urlRequest.httpMethod = request.method.rawValue
+        }
         if let timeout = request.timeout ?? timeout {
             urlRequest.timeoutInterval = timeout
         }
@@ -308,7 +316,7 @@ extension HTTPClient {
                 headers["Content-Type"] = contentType
             }
         }
-        urlRequest.addHeaders(headers)
+        try urlRequest.addHeaders(headers)
         guard let configure = request.configure else { return (urlRequest, false) }
         let built = urlRequest
         configure(&urlRequest)
@@ -344,16 +352,59 @@ extension URLRequest {
     ///
     /// `addValue` checks a value character by character and, on Linux, capitalizes the name
     /// again: about 10,000 instructions a header, a fifth of a mocked round trip. Headers whose
-    /// names are tokens and whose values are printable ASCII, which that check accepts, are set
-    /// in one assignment; any other header list goes through `addValue`, which drops a value it
-    /// finds invalid (a line break, a NUL), as it always has.
-    mutating func addHeaders(_ headers: HTTPHeaders) {
+    /// names are tokens and whose values are printable ASCII are set in one assignment; any other
+    /// header list is checked here, then goes through `addValue`.
+    ///
+    /// - Throws: ``HTTPClientError/invalidHeader(name:reason:)`` for a name that is not a token
+    ///   or a value with a control character other than a tab: `addValue` drops a value with a
+    ///   line break or a NUL without a word on Linux, and a session may send one as it is,
+    ///   splitting the header in two.
+    mutating func addHeaders(_ headers: HTTPHeaders) throws(HTTPClientError) {
         guard !headers.isEmpty else { return }
         guard allHTTPHeaderFields?.isEmpty ?? true, headers.allSatisfy({ $0.name.isHTTPToken && $0.value.isPrintableASCII }) else {
+            for field in headers {
+                if let problem = HTTPClient.headerProblem(field) { throw .invalidHeader(name: field.name, reason: problem) }
+            }
             for field in headers { addValue(field.value, forHTTPHeaderField: field.name) }
             return
         }
         allHTTPHeaderFields = headers.joinedByName { _ in "," }
+    }
+}
+
+extension HTTPClient {
+    /// What keeps `field` from being sent, or `nil` if nothing does: a name that is not a token,
+    /// a value with a control character other than a tab (RFC 9110 §5.5). The value itself is not
+    /// quoted: it may be a credential.
+    static func headerProblem(_ field: HTTPHeaders.Field) -> String? {
+        guard field.name.isHTTPToken else { return tokenProblem(field.name, what: "a header name") }
+        for (offset, byte) in field.value.utf8.enumerated() where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+            return "its value holds \(name(of: byte)) at byte \(offset + 1) of \(field.value.utf8.count); "
+                + "a header value may hold no control character but a tab"
+        }
+        return nil
+    }
+
+    /// Why `string`, which is not a token, cannot be `what`.
+    static func tokenProblem(_ string: String, what: String) -> String {
+        let rule = "\(what) is a token: letters, digits and !#$%&'*+-.^_`|~"
+        guard let (offset, byte) = string.utf8.enumerated().first(where: { !$0.element.isHTTPTokenByte }) else {
+            return "it is empty; " + rule
+        }
+        return "it holds \(name(of: byte)) at byte \(offset + 1); " + rule
+    }
+
+    /// How an error message names `byte`: a control character by its name or code, never as itself.
+    private static func name(of byte: UInt8) -> String {
+        switch byte {
+        case 0x0D: "a carriage return (CR)"
+        case 0x0A: "a line feed (LF)"
+        case 0x00: "a NUL"
+        case 0x20: "a space"
+        case 0x80...: "a non-ASCII character"
+        case ..<0x20, 0x7F: "the control character 0x" + String(byte, radix: 16, uppercase: true)
+        default: "\"\(Character(UnicodeScalar(byte)))\""
+        }
     }
 }
 

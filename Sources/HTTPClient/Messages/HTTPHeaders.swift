@@ -225,14 +225,18 @@ extension String {
     /// names must be.
     /// `package`: `.http` files, cassettes (HTTPClientStubs) and httpc check header names this way.
     package var isHTTPToken: Bool {
-        !isEmpty
-            && utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    true
-                default:
-                    "!#$%&'*+-.^_`|~".utf8.contains(byte)
-                }
-            }
+        !isEmpty && utf8.allSatisfy(\.isHTTPTokenByte)
+    }
+}
+
+extension UInt8 {
+    /// Whether this byte may be part of an RFC 9110 token (a `tchar`).
+    var isHTTPTokenByte: Bool {
+        switch self {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(self)
+        }
     }
 }

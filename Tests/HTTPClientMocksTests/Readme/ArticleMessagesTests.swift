@@ -93,6 +93,11 @@ struct ArticleMessagesTests {
         } catch {
             lines.append(error.description)
         }
+        do {
+            _ = try await client.get("https://api.example.com/users", headers: ["X-User-Name": "Ann\r\nX-Admin: yes"])
+        } catch {
+            lines.append(error.description)
+        }
         return lines.joined(separator: "\n")
     }
 
