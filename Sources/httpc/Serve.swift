@@ -35,9 +35,9 @@ enum Serve {
         // People read the report in the 404's body and the log line; no test owns this registry.
         let stubs = StubRegistry("httpc serve", reporting: .disabled)
         // Nothing verifies this registry: it keeps the latest thousand requests, and at most 64 MiB
-        // of their bodies, however long it runs.
+        // of them (bodies and heads), however long it runs.
         stubs.retainedRequests = 1_000
-        stubs.retainedBodyBytes = 64 << 20
+        stubs.retainedRequestBytes = 64 << 20
         var configuration = StubServer.Configuration()
         configuration.address = command.address
         configuration.port = command.port

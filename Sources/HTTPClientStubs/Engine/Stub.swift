@@ -35,8 +35,8 @@ public final class Stub: Sendable, CustomStringConvertible {
         var callCount = 0
         var callsDropped = 0
         var callsCheckedAt = RequestRetention.firstCheck
-        /// The bytes of the bodies in `calls`.
-        var callsBodyBytes = 0
+        /// The bytes `calls` hold (see ``RecordedRequest/retainedBytes``).
+        var callsBytes = 0
         var followsRedirects = true
         var priority = 0
         /// The scenario state it needs and the one it moves to: see ``inScenario(_:when:movingTo:)``.
@@ -339,11 +339,11 @@ public final class Stub: Sendable, CustomStringConvertible {
             answered.answerSource = request.answerSource ?? response.source ?? .stub
             state.calls.append(answered)
             state.callCount += 1
-            state.callsBodyBytes += answered.body.count
-            if state.calls.count >= state.callsCheckedAt || answered.body.count >= RequestRetention.largeBody {
+            state.callsBytes += answered.retainedBytes
+            if state.calls.count >= state.callsCheckedAt || answered.retainedBytes >= RequestRetention.largeRequest {
                 retention.trim(
                     &state.calls, counting: &state.callsDropped, checkNextAt: &state.callsCheckedAt,
-                    bodyBytes: &state.callsBodyBytes, size: \.body.count)
+                    bytes: &state.callsBytes, size: \.retainedBytes)
             }
             callbacks = state.onRequest
             return response
@@ -402,7 +402,7 @@ public final class Stub: Sendable, CustomStringConvertible {
             state.calls = []
             state.callCount = 0
             state.callsCheckedAt = RequestRetention.firstCheck
-            state.callsBodyBytes = 0
+            state.callsBytes = 0
         }
     }
 

@@ -25,9 +25,10 @@ extension StubRegistry {
     ///     URLProtocol); body conditions then fail and say so.
     ///   - answersHeadAsGet: A HEAD that no stub answers is answered by the GET's (a server's rule).
     ///   - passesUnmatchedThrough: What no stub answers is let through (a server with an upstream).
+    ///   - headBytes: The size of the head a server read for it (see ``retainedRequestBytes``).
     package func respond(
         to request: URLRequest, bodyIsHidden: Bool = false, answersHeadAsGet: Bool = false, passesUnmatchedThrough: Bool = false,
-        cancellation: ExchangeCancellation, completion: @escaping @Sendable (StubAnswer) -> Void
+        headBytes: Int = 0, cancellation: ExchangeCancellation, completion: @escaping @Sendable (StubAnswer) -> Void
     ) {
         guard !cancellation.isCancelled else {
             // Cancelled before it was sent: no stub sees it.
@@ -36,7 +37,7 @@ extension StubRegistry {
         }
         switch resolve(
             request, reportingMisses: true, bodyIsHidden: bodyIsHidden, answersHeadAsGet: answersHeadAsGet,
-            passesUnmatchedThrough: passesUnmatchedThrough)
+            passesUnmatchedThrough: passesUnmatchedThrough, headBytes: headBytes)
         {
         case .passthrough(let forwarded):
             completion(.passthrough(forwarded))

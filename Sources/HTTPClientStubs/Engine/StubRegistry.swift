@@ -40,8 +40,8 @@ public final class StubRegistry: Sendable {
         var requestsDropped = 0
         /// The log's length at which the retention is looked at next (see ``RequestRetention``).
         var requestsCheckedAt = RequestRetention.firstCheck
-        /// The bytes of the bodies in `requests`.
-        var requestsBodyBytes = 0
+        /// The bytes `requests` hold (see ``RecordedRequest/retainedBytes``).
+        var requestsBytes = 0
         /// How many requests the registry has seen, emptied logs included: the next one's
         /// ``RecordedRequest/sequenceNumber``, so arrival order holds across a forgotten log.
         var requestsSeen = 0
@@ -49,9 +49,9 @@ public final class StubRegistry: Sendable {
         /// holds only while it is the same.
         var logGeneration = 0
         var unmatched: [UnmatchedRequestReport] = []
-        /// Unmatched reports let go past the retention, and the bytes of the bodies kept.
+        /// Unmatched reports let go past the retention, and the bytes of the requests kept.
         var unmatchedDropped = 0
-        var unmatchedBodyBytes = 0
+        var unmatchedBytes = 0
         /// The stubs of a priority other than 0, lowest priority first, newest first within one
         /// (those of priority 0 are in `index`).
         var prioritized: [Stub] = []
@@ -92,12 +92,13 @@ public final class StubRegistry: Sendable {
         set { retention.limit = newValue }
     }
 
-    /// The bytes of request bodies each of those logs keeps at most, however few requests that
-    /// is (the newest is always kept): no limit unless set. `httpc serve` keeps 64 MiB, so that
-    /// uploads of megabytes do not pile up in a server that runs for hours.
-    package var retainedBodyBytes: Int {
-        get { retention.bodyBytes }
-        set { retention.bodyBytes = newValue }
+    /// The bytes of requests each of those logs keeps at most, however few requests that is
+    /// (the newest is always kept): their bodies, and the heads a server read (URL and header
+    /// lines). No limit unless set. `httpc serve` keeps 64 MiB, so that uploads of megabytes and
+    /// heads of tens of kilobytes do not pile up in a server that runs for hours.
+    package var retainedRequestBytes: Int {
+        get { retention.bytes }
+        set { retention.bytes = newValue }
     }
 
     /// Creates an empty registry.
@@ -254,11 +255,11 @@ public final class StubRegistry: Sendable {
             state.requests.removeAll()
             state.requestsDropped = 0
             state.requestsCheckedAt = RequestRetention.firstCheck
-            state.requestsBodyBytes = 0
+            state.requestsBytes = 0
             state.logGeneration += 1
             state.unmatched.removeAll()
             state.unmatchedDropped = 0
-            state.unmatchedBodyBytes = 0
+            state.unmatchedBytes = 0
         }
     }
 
@@ -329,13 +330,15 @@ public final class StubRegistry: Sendable {
     ///     answer it as a GET (a server's rule); that stub records the HEAD as one of its calls.
     ///   - passesUnmatchedThrough: A request no stub answers is let through, as if a pass-through
     ///     rule took every request (a server with an upstream).
+    ///   - headBytes: The size of the head a server read for it, counted with its body against
+    ///     ``retainedRequestBytes``.
     @_spi(Engine) public func resolve(
         _ urlRequest: URLRequest, reportingMisses: Bool = true, bodyIsHidden: Bool = false, answersHeadAsGet: Bool = false,
-        passesUnmatchedThrough: Bool = false
+        passesUnmatchedThrough: Bool = false, headBytes: Int = 0
     ) -> Resolution {
         let (resolution, sequenceNumber) = decide(
             urlRequest, reportingMisses: reportingMisses, bodyIsHidden: bodyIsHidden, answersHeadAsGet: answersHeadAsGet,
-            passesUnmatchedThrough: passesUnmatchedThrough)
+            passesUnmatchedThrough: passesUnmatchedThrough, headBytes: headBytes)
         answers.note(resolution, for: sequenceNumber, limit: retention.limit)
         return resolution
     }
@@ -343,20 +346,21 @@ public final class StubRegistry: Sendable {
     /// ``resolve(_:reportingMisses:bodyIsHidden:answersHeadAsGet:passesUnmatchedThrough:)``'s
     /// decision, and the sequence number it gave the request.
     private func decide(
-        _ urlRequest: URLRequest, reportingMisses: Bool, bodyIsHidden: Bool, answersHeadAsGet: Bool, passesUnmatchedThrough: Bool
+        _ urlRequest: URLRequest, reportingMisses: Bool, bodyIsHidden: Bool, answersHeadAsGet: Bool, passesUnmatchedThrough: Bool,
+        headBytes: Int
     ) -> (Resolution, sequenceNumber: Int) {
-        var request = RecordedRequest(urlRequest, bodyIsHidden: bodyIsHidden)
+        var request = RecordedRequest(urlRequest, bodyIsHidden: bodyIsHidden, headBytes: headBytes)
         // One lock for all the request needs of the registry: its place in the log, and every
         // stub and rule that may answer it, as they stand at its arrival.
         let (slot, candidates, prioritized, passthrough, unmatchedAnswer) = state.withLock { state in
             request.sequenceNumber = state.requestsSeen
             state.requestsSeen += 1
             state.requests.append(request)
-            state.requestsBodyBytes += request.body.count
-            if state.requests.count >= state.requestsCheckedAt || request.body.count >= RequestRetention.largeBody {
+            state.requestsBytes += request.retainedBytes
+            if state.requests.count >= state.requestsCheckedAt || request.retainedBytes >= RequestRetention.largeRequest {
                 retention.trim(
                     &state.requests, counting: &state.requestsDropped, checkNextAt: &state.requestsCheckedAt,
-                    bodyBytes: &state.requestsBodyBytes, size: \.body.count)
+                    bytes: &state.requestsBytes, size: \.retainedBytes)
             }
             let slot = LogSlot(generation: state.logGeneration, index: state.requestsDropped + state.requests.count - 1)
             return (slot, state.index.candidates(for: request), state.prioritized, state.passthrough, state.unmatchedAnswer)
@@ -403,12 +407,12 @@ public final class StubRegistry: Sendable {
             if reportingMisses {
                 state.withLock { state in
                     state.unmatched.append(report)
-                    state.unmatchedBodyBytes += report.request.body.count
+                    state.unmatchedBytes += report.request.retainedBytes
                     // Looked at on every miss: misses are few next to requests.
                     var next = 0
                     retention.trim(
                         &state.unmatched, counting: &state.unmatchedDropped, checkNextAt: &next,
-                        bodyBytes: &state.unmatchedBodyBytes, size: \.request.body.count)
+                        bytes: &state.unmatchedBytes, size: \.request.retainedBytes)
                 }
                 reporting.report(report.description, report.nearestStubLocation ?? location, createdInSwiftTesting)
             }
@@ -505,38 +509,39 @@ public final class StubRegistry: Sendable {
 /// many bytes of request bodies each of them holds at most: shared, so setting
 /// ``StubRegistry/retainedRequests`` bounds them all.
 final class RequestRetention: Sendable {
-    private let value = Locked((limit: 10_000, bodyBytes: Int.max))
+    private let value = Locked((limit: 10_000, bytes: Int.max))
 
     var limit: Int {
         get { value.current.limit }
         set { value.withLock { $0.limit = max(1, newValue) } }
     }
 
-    /// The bytes of request bodies one log keeps at most (its newest request always).
-    var bodyBytes: Int {
-        get { value.current.bodyBytes }
-        set { value.withLock { $0.bodyBytes = max(0, newValue) } }
+    /// The bytes of requests one log keeps at most (its newest request always).
+    var bytes: Int {
+        get { value.current.bytes }
+        set { value.withLock { $0.bytes = max(0, newValue) } }
     }
 
     /// The length at which a new (or emptied) log is first looked at.
     static let firstCheck = 1
 
-    /// A body this large makes its log be looked at when it is appended, whatever its length:
-    /// a few of them may pass the byte limit.
-    static let largeBody = 64 * 1024
+    /// A request this large makes its log be looked at when it is appended, whatever its
+    /// length; smaller ones are looked at with the count, every 64 at most, so a log passes the
+    /// byte limit by less than 64 of them (256 KB).
+    static let largeRequest = 4 * 1024
 
     /// Lets the oldest of `log` go once it is a quarter past the limit (so the cost of letting
-    /// go is spread over many appends), and while its bodies (`bodyBytes`, `size` of each entry)
+    /// go is spread over many appends), and while its requests (`bytes`, `size` of each entry)
     /// are past the byte limit, counting them in `dropped`; `next` is the length at which a
     /// log's owner calls this again (the limits are read under a lock: not on every append).
     func trim<Entry>(
-        _ log: inout [Entry], counting dropped: inout Int, checkNextAt next: inout Int, bodyBytes: inout Int,
+        _ log: inout [Entry], counting dropped: inout Int, checkNextAt next: inout Int, bytes: inout Int,
         size: (Entry) -> Int
     ) {
         let (limit, byteLimit) = value.current
         let slack = max(16, limit / 4)
         var excess = log.count > limit + slack ? log.count - limit : 0
-        var kept = bodyBytes - log[..<excess].reduce(0) { $0 + size($1) }
+        var kept = bytes - log[..<excess].reduce(0) { $0 + size($1) }
         while kept > byteLimit, excess < log.count - 1 {
             kept -= size(log[excess])
             excess += 1
@@ -544,7 +549,7 @@ final class RequestRetention: Sendable {
         if excess > 0 {
             log.removeFirst(excess)
             dropped += excess
-            bodyBytes = kept
+            bytes = kept
         }
         // Looked at again after at most 64 more: a limit set lower meanwhile is soon honoured.
         next = log.count + min(64, max(1, limit + slack + 1 - log.count))

@@ -19,6 +19,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         let bodyStreamError: BodyStreamError?
         let isBodyHidden: Bool
         let hasQuery: Bool
+        let retainedBytes: Int
         /// Where the scheme and the authority lie in `urlString`, found while the path was
         /// split: the scheme and host conditions read them per candidate stub.
         let parts: URLParts
@@ -72,7 +73,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             }
         }
 
-        init(_ request: URLRequest, bodyIsHidden: Bool) {
+        init(_ request: URLRequest, bodyIsHidden: Bool, headBytes: Int) {
             // The stream is read now, whoever asks for the body: it can be read only once.
             let (request, streamError) = RecordedRequest.readingBodyStream(request)
             bodyStreamError = streamError
@@ -88,6 +89,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             hasQuery = split.hasQuery
             parts = split.parts
             body = request.httpBody ?? Data()
+            retainedBytes = body.count + headBytes
         }
 
         /// `read` with the header table, gathered from the request the first time it is asked
@@ -176,10 +178,15 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         self.init(request, bodyIsHidden: false)
     }
 
-    /// Captures `request`, whose body the transport could not see when `bodyIsHidden`.
-    init(_ request: URLRequest, bodyIsHidden: Bool) {
-        capture = Capture(request, bodyIsHidden: bodyIsHidden)
+    /// Captures `request`, whose body the transport could not see when `bodyIsHidden`, and
+    /// whose head a server read in `headBytes` (0 in process: the app's own request).
+    init(_ request: URLRequest, bodyIsHidden: Bool, headBytes: Int = 0) {
+        capture = Capture(request, bodyIsHidden: bodyIsHidden, headBytes: headBytes)
     }
+
+    /// What keeping this request costs, as the logs' byte limit counts it: its body, and the
+    /// head a server read for it.
+    var retainedBytes: Int { capture.retainedBytes }
 
     /// The percent-decoded path (`/` when there is none), whether a query follows it, and where
     /// the scheme and host are. Hierarchical URLs (`scheme://...`), nearly all of them, are

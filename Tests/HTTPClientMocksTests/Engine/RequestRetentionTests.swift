@@ -33,7 +33,7 @@ struct RequestRetentionTests {
     @Test func requestBodiesAreKeptUpToTheByteBoundWhereverTheRequestsAreKept() {
         let failures = CollectedFailures()
         let stubs = StubRegistry(reporting: failures.reporting)
-        stubs.retainedBodyBytes = 1 << 20
+        stubs.retainedRequestBytes = 1 << 20
         let uploads = stubs.stub(.post, "/uploads").respond(.status(201))
         let body = Data(repeating: 0x75, count: 300 * 1024)
         for _ in 0..<10 {
@@ -50,6 +50,34 @@ struct RequestRetentionTests {
         #expect(stubs.verify(uploads, requested: .exactly(10)))
         #expect(!stubs.verifyNoUnmatchedRequests())
         #expect(failures.all.last?.hasPrefix("10 requests matched no stub (the reports of the latest ") == true)
+    }
+
+    /// A server's requests count their heads against the byte bound as well as their bodies: a
+    /// client sending heads of 60 KB (a long query, hundreds of header lines) piles up no more
+    /// of them than the bound holds, in the log, a stub's calls or the unmatched reports.
+    @Test func theHeadsAServerReadAreKeptUpToTheByteBoundToo() async throws {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.retainedRequestBytes = 1 << 20
+        let search = stubs.stub(.get, "/search").respond(.status(204))
+        let server = try StubServer.serving(stubs)
+        defer { server.stop() }
+        let query = String(repeating: "q", count: 60 * 1024)
+        let statuses = try await offThePool {
+            let connection = try RawConnection(port: server.port, readTimeout: 60)
+            return try (0..<40).flatMap { _ in
+                connection.send(
+                    "GET /search?q=\(query) HTTP/1.1\r\nHost: x\r\n\r\n" + "GET /elsewhere?q=\(query) HTTP/1.1\r\nHost: x\r\n\r\n")
+                return [try connection.readResponse().status, try connection.readResponse().status]
+            }
+        }
+        #expect(statuses == Array(repeating: [204, 404], count: 40).flatMap { $0 })
+
+        // 1 MiB holds 17 heads of 60 KB, the newest always kept; without the heads counted, all 80.
+        #expect((1...17).contains(stubs.requests.count))
+        #expect((1...17).contains(search.calls.count))
+        #expect((1...17).contains(stubs.unmatchedRequests.count))
+        #expect(stubs.requests.last?.sequenceNumber == 79)
+        #expect(search.callCount == 40)
     }
 
     @Test(arguments: Transport.allCases)

@@ -40,7 +40,7 @@ extension ServerConnection {
         // own is answered by the GET's (RFC 9110 section 9.3.2).
         context.registry.respond(
             to: request, answersHeadAsGet: true, passesUnmatchedThrough: context.upstream?.passesUnmatchedThrough ?? false,
-            cancellation: slot.cancellation
+            headBytes: parsed.head.size, cancellation: slot.cancellation
         ) { [self] answer in
             let result: ExchangeResult
             var delivery = Delivery(request: request, arguments: (nil, nil, nil))
