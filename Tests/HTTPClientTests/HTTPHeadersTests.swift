@@ -121,6 +121,15 @@ struct HTTPHeadersTests {
             Dictionary(uniqueKeysWithValues: (request.allHTTPHeaderFields ?? [:]).map { ($0.key.lowercased(), $0.value) })
         }
         #expect(folded(request) == folded(expected))
+
+        // The same fields given as the request's own headers, over a client header they replace.
+        session.enqueue(.status(200))
+        let client = HTTPClient(session: session, headers: ["accept": "text/plain", "X-Client": "1"])
+        client.get(url: url, headers: headers, completion: recorder.record)
+        var alongside = expected
+        alongside.addValue("1", forHTTPHeaderField: "X-Client")
+        if !fields.contains(where: { $0.0.lowercased() == "accept" }) { alongside.addValue("text/plain", forHTTPHeaderField: "Accept") }
+        #expect(folded(try #require(session.requests.last).urlRequest) == folded(alongside))
     }
 
     /// A header that would split the request (a line break in its value, a space in its name)

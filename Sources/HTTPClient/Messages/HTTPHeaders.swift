@@ -70,9 +70,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.append(Field(name: name, value: value))
     }
 
-    /// Sets every field of `other`, replacing fields of the same name.
+    /// Sets every field of `other`, replacing fields of the same name; a name `other` repeats
+    /// stays repeated, as the client's own headers do, so both are joined alike when sent.
     mutating func merge(_ other: HTTPHeaders) {
-        for name in other.names { self[name] = other[name] }
+        fields.removeAll { field in other.fields.contains { $0.name.caseInsensitiveEquals(field.name) } }
+        fields.append(contentsOf: other.fields)
     }
 
     /// The distinct field names, in first-seen order, as spelled first.
