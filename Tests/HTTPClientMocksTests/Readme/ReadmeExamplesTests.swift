@@ -274,7 +274,7 @@ struct ProfileLoader {
     var login = URLRequest(url: try #require(URL(string: "https://api.example.com/login")))
     login.httpMethod = "POST"
     let signingIn = Task { try await session.upload(for: login, from: Data("user=ada".utf8)) }
-    try await signIn.waitUntilHolding(timeout: .seconds(120))  // in flight: assert the spinner here
+    try await signIn.waitUntilHolding(timeout: .seconds(600))  // in flight: assert the spinner here
     signIn.release()
 
     let (body, response) = try await signingIn.value

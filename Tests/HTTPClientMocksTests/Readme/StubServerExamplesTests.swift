@@ -32,7 +32,7 @@ import Testing
     let client = URLSessionConfiguration.ephemeral
     client.timeoutIntervalForRequest = 600  // a held request is quiet for as long as the test holds it
     let loading = Task { try await URLSession(configuration: client).data(from: server.baseURL.appendingPathComponent("feed")) }
-    try await feed.waitUntilHolding(timeout: .seconds(120))  // the request has arrived and waits
+    try await feed.waitUntilHolding(timeout: .seconds(600))  // the request has arrived and waits
     feed.release()
 
     let (data, _) = try await loading.value
