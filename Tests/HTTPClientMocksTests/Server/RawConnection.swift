@@ -36,8 +36,10 @@ final class RawConnection: @unchecked Sendable {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to `port` on 127.0.0.1 (or ::1).
-    init(port: Int, ipv6: Bool = false, readTimeout: Int = 10) throws {
+    /// Connects to `port` on 127.0.0.1 (or ::1). `readTimeout` is a failsafe for a server that
+    /// never answers, not a measure: a read that waits for it fails the test, and a debug server
+    /// under ThreadSanitizer on two busy cores can take seconds over a large answer.
+    init(port: Int, ipv6: Bool = false, readTimeout: Int = 60) throws {
         descriptor = ipv6 ? socket(AF_INET6, Self.stream, 0) : socket(AF_INET, Self.stream, 0)
         guard descriptor >= 0 else { throw ReadError(description: "socket: errno \(errno)") }
         var timeout = timeval(tv_sec: readTimeout, tv_usec: 0)
@@ -82,7 +84,7 @@ final class RawConnection: @unchecked Sendable {
 
     /// A GET of `path` on a new connection to the loopback `port`, with a `Host` line naming it and
     /// any further `headers` (each line ending in CRLF), and the answer read.
-    static func get(_ path: String, port: Int, headers: String = "", readTimeout: Int = 10) throws -> Response {
+    static func get(_ path: String, port: Int, headers: String = "", readTimeout: Int = 60) throws -> Response {
         let connection = try RawConnection(port: port, readTimeout: readTimeout)
         connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(headers)\r\n")
         return try connection.readResponse()
