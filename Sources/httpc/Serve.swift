@@ -90,32 +90,15 @@ enum Serve {
 }
 
 /// The log, written on a queue of its own: a standard output that nobody reads blocks the
-/// writes, and must not block the answers. Past ``maximumWaiting`` lines not yet written, lines
-/// are dropped and counted, and the count is written when the output moves again.
+/// writes, and must not block the answers. Past 1,000 lines or 4 MiB not yet written, lines are
+/// dropped and counted, and the count is written when the output moves again.
 private final class LogLines: Sendable {
-    static let maximumWaiting = 1_000
-    private let queue = DispatchQueue(label: "httpc serve log")
-    /// Lines handed to the queue and not yet written; lines dropped since the last write.
-    private let counts = Locked((waiting: 0, dropped: 0))
+    private let relay = BoundedRelay(label: "httpc serve log", maximumWaiting: 1_000, maximumWaitingBytes: 4 << 20)
 
     func add(_ line: String) {
-        let taken = counts.withLock { counts in
-            guard counts.waiting < Self.maximumWaiting else {
-                counts.dropped += 1
-                return false
-            }
-            counts.waiting += 1
-            return true
-        }
-        guard taken else { return }
-        queue.async { [counts] in
-            let dropped = counts.withLock { counts in
-                defer { counts.dropped = 0 }
-                return counts.dropped
-            }
+        relay.send(bytes: line.utf8.count) { dropped in
             if dropped > 0 { Serve.write("(\(dropped) log lines dropped: the output was not being read)\n") }
             Serve.write(line)
-            counts.withLock { $0.waiting -= 1 }
         }
     }
 }

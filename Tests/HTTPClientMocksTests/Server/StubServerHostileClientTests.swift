@@ -413,6 +413,47 @@ struct StubServerHostileClientTests {
         #expect(try again.stillServes())
     }
 
+    /// While a log call cannot finish, the entries waiting for it are bounded by the size of
+    /// their targets as well as by their count: a client sending targets of 60 KB to a server
+    /// whose log is stuck piles up 4 MiB of them at most, not 10,000 (600 MB). The others are
+    /// answered all the same, and what waits is logged in order once the log moves.
+    @Test func theEntriesWaitingForABlockedLogAreBoundedByTheirSize() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let logged = Locked<[String]>([])
+        let last = Milestones()
+        let server = try server { configuration in
+            configuration.log = { entry in
+                let count = logged.withLock { targets in
+                    targets.append(entry.target)
+                    return targets.count
+                }
+                if count == 1 { _ = release.wait(timeout: .now() + 600) }
+                if entry.target == "/a?last" { last.advance() }
+            }
+        }
+        defer { server.stop() }
+        defer { release.signal() }
+        let query = String(repeating: "q", count: 60 * 1024)
+        let statuses = try await offThePool {
+            let connection = try RawConnection(port: server.port)
+            return try (0..<100).map { index in
+                connection.send("GET /a?\(index)=\(query) HTTP/1.1\r\nHost: x\r\n\r\n")
+                return try connection.readResponse().status
+            }
+        }
+        #expect(statuses == Array(repeating: 200, count: 100))
+
+        release.signal()
+        _ = try await offThePool { try RawConnection.get("/a?last", port: server.port) }
+        try await last.wait(until: 1, timeout: eventWait, waitingFor: "the log to reach the last request")
+        let targets = logged.current
+        // The first (which blocked), at most 4 MiB of 60 KB targets (68), and the last.
+        #expect((3...70).contains(targets.count), "\(targets.count) entries logged")
+        let indices = targets.dropLast().compactMap { Int($0.dropFirst("/a?".count).prefix { $0 != "=" }) }
+        #expect(indices == indices.sorted())
+        #expect(targets.last == "/a?last")
+    }
+
     /// The article's own example logs with `print`; one log call that cannot finish (a standard
     /// output nobody reads) does not stop another connection. (`httpc serve`, whose log is a pipe
     /// the harness may never read, has a test of its own below.)

@@ -90,7 +90,7 @@ extension ServerConnection {
             }
             if let unmatched = failure as? UnmatchedRequestError {
                 let status = context.configuration.unmatchedStatus
-                log(head, status: status, answeredBy: unmatched.report.summary)
+                log(head, status: status) { unmatched.report.summary }
                 emit(Self.text(status: status, unmatched.description, for: head), in: slot, finished: true, closesConnection: closes)
                 return
             }
@@ -107,16 +107,14 @@ extension ServerConnection {
             // A stubbed transport error: the connection breaks as the fault says (any other
             // error: it closes without an answer), after the answers before it and the latency.
             let fault = failure as? StubFault ?? .emptyResponse
-            log(
-                head, status: nil, answeredBy: answered.map(answeredBy) ?? "the request failed: \(failure.map { "\($0)" } ?? "no response")"
-            )
+            log(head, status: nil, answeredBy: answered, otherwise: "the request failed: \(failure.map { "\($0)" } ?? "no response")")
             play(answer, in: slot) { [self] step in
                 if case .fail = step { breakConnection(fault, afterHead: false, chunked: false, in: slot) }
                 return .more
             }
             return
         }
-        log(head, status: http.statusCode, answeredBy: answered.map(answeredBy) ?? "the registry")
+        log(head, status: http.statusCode, answeredBy: answered, otherwise: "the registry")
         // A URL of the server's own address points where the client went instead (see RequestAuthority).
         let fields = RequestAuthority.answerFields(
             answer.headerFields.map(Array.init) ?? Self.fields(of: http), addressedTo: RequestAuthority(of: head),
@@ -227,16 +225,30 @@ extension ServerConnection {
     /// (`fixtures Examples/Fixtures: the file …/GET|-users-1.json`): the line httpc serve prints.
     /// A fixture's name is made from the request's query and body, so the credentials of the
     /// request are hidden in it as in the target.
-    private func answeredBy(_ stub: Stub, _ request: RecordedRequest) -> String {
+    private static func answeredBy(_ stub: Stub, _ request: RecordedRequest, _ redaction: Redaction) -> String {
         guard let source = request.answerSource, source != .stub else { return "\(stub)" }
         let replayed = if case .recording = source { "replayed " } else { "" }
-        return context.registry.redaction.hidingTheCredentials(of: request).redacted(text: "\(stub): \(replayed)\(source)")
+        return redaction.hidingTheCredentials(of: request).redacted(text: "\(stub): \(replayed)\(source)")
     }
 
-    /// Logs the answer, when the server has a log: what it says is made only then.
-    func log(_ head: HTTPRequestHead, status: Int?, answeredBy: @autoclosure () -> String) {
+    /// Logs the answer by `answered`, or says `otherwise`, when the server has a log.
+    private func log(_ head: HTTPRequestHead, status: Int?, answeredBy answered: (Stub, RecordedRequest)?, otherwise: String) {
+        let redaction = context.registry.redaction
+        log(head, status: status) { answered.map { Self.answeredBy($0, $1, redaction) } ?? otherwise }
+    }
+
+    /// Logs the answer, when the server has a log. What it says is made on the log's queue, and
+    /// only then.
+    func log(_ head: HTTPRequestHead, status: Int?, answeredBy: @escaping @Sendable () -> String) {
         guard let log = context.log else { return }
-        let target = context.registry.redaction.redacted(url: head.target)
-        log.send(StubServer.LogEntry(method: head.method, target: target, status: status, answeredBy: answeredBy()))
+        let (method, redaction) = (head.method, context.registry.redaction)
+        log.send(target: head.target) { target in
+            StubServer.LogEntry(method: method, target: redaction.redacted(url: target), status: status, answeredBy: answeredBy())
+        }
+    }
+
+    /// Logs the answer, when the server has a log, as `answeredBy` says.
+    func log(_ head: HTTPRequestHead, status: Int?, answeredBy: String) {
+        log(head, status: status) { answeredBy }
     }
 }

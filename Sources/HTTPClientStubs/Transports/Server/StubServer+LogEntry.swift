@@ -23,28 +23,19 @@ extension StubServer {
 
 /// Calls a server's ``StubServer/Configuration/log`` on a queue of its own, in the order the
 /// answers were decided: a log call that blocks (a `print` to an output nobody reads) holds up
-/// the log, never the connections. Entries waiting past ``maximumWaiting`` are dropped rather
-/// than held without bound.
+/// the log, never the connections. Each entry is made on that queue too (redacting a target of
+/// tens of kilobytes takes a debug build milliseconds). Past 10,000 entries or 4 MiB of
+/// targets waiting, entries are dropped rather than held without bound.
 final class LogRelay: Sendable {
     private let log: @Sendable (StubServer.LogEntry) -> Void
-    private let queue = DispatchQueue(label: "StubServer log")
-    private let waiting = Locked(0)
-    static let maximumWaiting = 10_000
+    private let relay = BoundedRelay(label: "StubServer log", maximumWaiting: 10_000, maximumWaitingBytes: 4 << 20)
 
     init(_ log: @escaping @Sendable (StubServer.LogEntry) -> Void) {
         self.log = log
     }
 
-    func send(_ entry: StubServer.LogEntry) {
-        let accepted = waiting.withLock { waiting in
-            guard waiting < Self.maximumWaiting else { return false }
-            waiting += 1
-            return true
-        }
-        guard accepted else { return }
-        queue.async { [self] in
-            log(entry)
-            waiting.withLock { $0 -= 1 }
-        }
+    /// Logs the entry `entry` makes, for a request whose target is `target`.
+    func send(target: String, _ entry: @escaping @Sendable (_ target: String) -> StubServer.LogEntry) {
+        relay.send(bytes: target.utf8.count) { [log] _ in log(entry(target)) }
     }
 }
