@@ -99,8 +99,10 @@ public final class HeldResponse: Sendable {
         }
         switch gate {
         case .closed:
-            holding.advance()
+            // Withdrawn on cancellation from before it counts: a test that cancels the request
+            // as soon as its wait for the hold returns finds it gone from the gate.
             cancellation.onCancel { [weak self] in self?.withdraw(id) }
+            holding.advance()
         case .released: resume(nil)
         case .failed(let error): resume(error)
         }

@@ -193,7 +193,8 @@ public final class Stub: Sendable, CustomStringConvertible {
     // MARK: Waiting for requests
 
     /// Calls `callback` with each request this stub answers, when it arrives (before the
-    /// response is delivered), on the thread that sent it.
+    /// response is delivered), on the thread that sent it, and before ``waitForRequests(_:timeout:)``
+    /// counts it.
     @discardableResult
     public func onRequest(_ callback: @escaping @Sendable (RecordedRequest) -> Void) -> Stub {
         state.withLock { $0.onRequest.append(callback) }
@@ -202,7 +203,8 @@ public final class Stub: Sendable, CustomStringConvertible {
 
     /// Calls `callback` with each request once its response (or error) has been handed to the
     /// code under test: after the completion handler returned, or the URLProtocol client got the
-    /// whole response. Fulfil an `XCTestExpectation` here.
+    /// whole response; and before ``waitForDeliveries(_:timeout:)`` counts it, so a test that
+    /// waits for the delivery sees what `callback` did. Fulfil an `XCTestExpectation` here.
     @discardableResult
     public func onDelivery(_ callback: @escaping @Sendable (RecordedRequest) -> Void) -> Stub {
         state.withLock { $0.onDelivery.append(callback) }
@@ -349,16 +351,18 @@ public final class Stub: Sendable, CustomStringConvertible {
             return response
         }
         guard let response = claimed else { return nil }
-        arrivals.advance()
+        // The callbacks before the count: a test whose wait the count ends sees what they did.
         for callback in callbacks { callback(answered) }
+        arrivals.advance()
         return (response, answered)
     }
 
     /// Called by a transport once the response to `request` has been handed over.
     package func noteDelivered(_ request: RecordedRequest) {
         let callbacks = state.withLock { $0.onDelivery }
-        deliveries.advance()
+        // The callbacks before the count: a test whose wait the count ends sees what they did.
         for callback in callbacks { callback(request) }
+        deliveries.advance()
     }
 
     /// Calls `handler` after every ``matching(_:)``, outside the stub's lock.

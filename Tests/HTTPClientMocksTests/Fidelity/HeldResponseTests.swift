@@ -239,6 +239,32 @@ struct HeldResponseTests {
         }
     }
 
+    /// A wait that a request or a delivery ends returns after the stub's callbacks for it ran:
+    /// what a callback recorded is there when the test looks. Each callback takes a millisecond,
+    /// so that a wait woken before the callbacks would look too early.
+    @Test(arguments: Transport.allCases)
+    func aWaitReturnsAfterTheCallbacksOfWhatItCounted(_ transport: Transport) async throws {
+        let stubs = StubRegistry()
+        let seen = Locked((requests: 0, deliveries: 0))
+        let stub = stubs.stub(.get, "/a").respond(.text("a"))
+            .onRequest { _ in
+                Thread.sleep(forTimeInterval: 0.001)
+                seen.withLock { $0.requests += 1 }
+            }
+            .onDelivery { _ in
+                Thread.sleep(forTimeInterval: 0.001)
+                seen.withLock { $0.deliveries += 1 }
+            }
+        let session = try transport.session(stubs)
+        for count in 1...10 {
+            session.makeDataTask(with: URLRequest(url: testURL("https://h/a"))) { _, _, _ in }.resume()
+            try await stub.waitForRequests(count, timeout: eventWait)
+            #expect(seen.current.requests == count)
+            try await stub.waitForDeliveries(count, timeout: eventWait)
+            #expect(seen.current.deliveries == count)
+        }
+    }
+
     /// A response counts as delivered (`onDelivery`, `waitForDeliveries`) once the client has all
     /// of it, not at its head: a stream in the middle of a pause has not been delivered.
     @Test(arguments: Transport.allCases)
