@@ -147,6 +147,7 @@ struct HTTPHeadersTests {
         ("X-Naïve", "secret", "a non-ASCII character at byte 5"),
         ("X:Colon", "secret", "\":\" at byte 2"),
         ("", "secret", "it is empty"),
+        ("Authorization: Bearer secret", "", "\":\" at byte 14"),
     ])
     func aHeaderThatCannotBeSentFailsTheRequestBeforeAnythingIsSent(name: String, value: String, found: String) async throws {
         let session = MockURLSession()
@@ -176,6 +177,70 @@ struct HTTPHeadersTests {
             Issue.record("expected invalidHeader, got \(result)")
             return
         }
+        #expect(session.requests.isEmpty)
+    }
+
+    /// A method or a header that the app's own code sets (an interceptor, a `configure`
+    /// closure) is checked as the client's own are before the request goes to the session: a
+    /// line break in a method or a header name would split the request on the wire, and one in
+    /// a value set by assignment is kept by Foundation.
+    @Test(
+        arguments: ["interceptor", "configure"],
+        [
+            { (request: inout URLRequest) in request.httpMethod = "GET /smuggled HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET" },
+            { (request: inout URLRequest) in request.setValue("1", forHTTPHeaderField: "X-A: 1\r\nX-Injected") },
+            { (request: inout URLRequest) in request.allHTTPHeaderFields = ["X-A": "1\r\nX-Injected: 1"] },
+        ] as [@Sendable (inout URLRequest) -> Void])
+    func whatTheAppsOwnCodeSetsIsCheckedBeforeItIsSent(
+        by place: String, _ change: @escaping @Sendable (inout URLRequest) -> Void
+    ) async throws {
+        struct Changing: Interceptor {
+            let change: @Sendable (inout URLRequest) -> Void
+            func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest {
+                var request = request
+                change(&request)
+                return request
+            }
+        }
+        let session = MockURLSession()
+        session.enqueue(.status(200))
+        var request = HTTPClient.Request<Data>.get("https://api.example.com/a")
+        let client: HTTPClient
+        if place == "interceptor" {
+            client = HTTPClient(session: session, interceptors: [Changing(change: change)])
+        } else {
+            client = HTTPClient(session: session)
+            request.configure = change
+        }
+        do {
+            _ = try await client.send(request)
+            // Where Foundation itself drops what it cannot send (as Apple's may), nothing of it goes.
+            let sent = try #require(session.requests.last).urlRequest
+            let texts = [sent.httpMethod ?? ""] + (sent.allHTTPHeaderFields ?? [:]).flatMap { [$0.key, $0.value] }
+            #expect(!texts.contains { $0.utf8.contains(13) || $0.utf8.contains(10) }, "sent \(texts)")
+        } catch let error as HTTPClientError {
+            switch error {
+            case .invalidMethod, .invalidHeader: #expect(session.requests.isEmpty)
+            default: Issue.record("expected invalidMethod or invalidHeader, got \(error)")
+            }
+        }
+    }
+
+    /// A bearer token that cannot be sent fails the request with the header named, rather than
+    /// sending it with no token (Foundation on Linux drops such a value) to come back a 401.
+    @Test func aBearerTokenWithALineBreakFailsTheRequestNamingTheHeader() async throws {
+        let session = MockURLSession()
+        session.enqueue(.status(200))
+        let tokens = BearerTokenInterceptor(token: "secret\r\nX-Injected: 1") { "fresh" }
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await HTTPClient(session: session, interceptors: [tokens]).get("https://api.example.com/a")
+        }
+        guard case .interceptorFailed(HTTPClientError.invalidHeader("Authorization", let reason)) = try #require(error) else {
+            Issue.record("expected invalidHeader from the interceptor, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("a carriage return (CR) at byte 14"))
+        #expect(!"\(try #require(error))".contains("secret"))
         #expect(session.requests.isEmpty)
     }
 

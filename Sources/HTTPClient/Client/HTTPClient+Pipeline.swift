@@ -122,6 +122,13 @@ extension HTTPClient {
             } catch {
                 return .failure(Task.isCancelled ? .cancelled : .interceptorFailed(error))
             }
+            if !interceptors.isEmpty {
+                do throws(HTTPClientError) {
+                    try urlRequest.checkSendable()
+                } catch {
+                    return .failure(error)
+                }
+            }
             let outcome = await attempt(urlRequest, validation, number)
             guard case .failure(let failure) = outcome else { return outcome }
             if case .cancelled = failure { return outcome }

@@ -16,10 +16,13 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
     case invalidURL(String, reason: String)
     /// A header of the request cannot be sent: its name is not a token, or its value holds a
     /// line break, a NUL or another control character but a tab. `reason` says which and where;
-    /// it never quotes the value, which may be a credential. Nothing was sent.
+    /// it never quotes the value, which may be a credential, and ``description`` shows a name
+    /// that is not a token only up to its first wrong byte (a whole header line given as a name
+    /// may hold one too). Nothing was sent.
     case invalidHeader(name: String, reason: String)
     /// The request's method is not a token (a space or a line break in it would split the
-    /// request line); `reason` says what it holds and where. Nothing was sent.
+    /// request line); `reason` says what it holds and where, and ``description`` shows the
+    /// method up to that byte. Nothing was sent.
     case invalidMethod(String, reason: String)
     /// The request body could not be encoded.
     case encodingFailed(type: String, underlying: any Error)
@@ -96,9 +99,9 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
         case .invalidURL(let url, let reason):
             return "Invalid URL \"\(redaction.redacted(url: url))\": \(reason)."
         case .invalidHeader(let name, let reason):
-            return "The header \(String(reflecting: name)) cannot be sent: \(reason). Nothing was sent."
+            return "The header \(Self.quotedUpToItsFirstWrongByte(name)) cannot be sent: \(reason). Nothing was sent."
         case .invalidMethod(let method, let reason):
-            return "The method \(String(reflecting: method)) cannot be sent: \(reason). Nothing was sent."
+            return "The method \(Self.quotedUpToItsFirstWrongByte(method)) cannot be sent: \(reason). Nothing was sent."
         case .encodingFailed(let type, let underlying):
             return "Could not encode the \(type) request body as JSON: \(underlying)."
         case .transport(let error):
@@ -127,6 +130,13 @@ public enum HTTPClientError: Error, CustomStringConvertible, LocalizedError, Cus
                 + "\(response.redactedURL(redaction)): \(reason)"
                 + response.bodyExcerpt(prefix: Self.bodyAfter(reason), response.hidingItsCredentials(redaction))
         }
+    }
+
+    /// `token` quoted, or, when it is not a token, its beginning up to the first byte a token
+    /// cannot hold: what follows may be anything, a credential included.
+    private static func quotedUpToItsFirstWrongByte(_ token: String) -> String {
+        let valid = String(decoding: token.utf8.prefix(while: \.isHTTPTokenByte), as: UTF8.self)
+        return valid.utf8.count == token.utf8.count ? String(reflecting: token) : "\(String(reflecting: valid))…"
     }
 
     /// What introduces the body after `reason`: one full stop, whether or not the reason ends

@@ -324,6 +324,7 @@ extension HTTPClient {
             throw .invalidURL(
                 url.absoluteString, reason: "the request's configure closure left it without an absolute URL, so nothing was sent")
         }
+        try urlRequest.checkSendable()
         guard CredentialScope.leavesOrigin(built, urlRequest) else { return (urlRequest, false) }
         CredentialScope.removeTheClientsCredentials(from: &urlRequest, builtAs: built, hiddenBy: redaction)
         return (urlRequest, true)
@@ -369,6 +370,24 @@ extension URLRequest {
             return
         }
         allHTTPHeaderFields = headers.joinedByName { _ in "," }
+    }
+}
+
+extension URLRequest {
+    /// Checks a request the app's own code changed (a `configure` closure, an interceptor) as
+    /// the client checks the requests it builds: a session sends a method and a header name as
+    /// they are, so a line break in either would split the request in two on the wire.
+    ///
+    /// - Throws: ``HTTPClientError/invalidMethod(_:reason:)`` or ``HTTPClientError/invalidHeader(name:reason:)``.
+    func checkSendable() throws(HTTPClientError) {
+        if let method = httpMethod, !method.isHTTPToken {
+            throw .invalidMethod(method, reason: HTTPClient.tokenProblem(method, what: "a method"))
+        }
+        for (name, value) in allHTTPHeaderFields ?? [:] {
+            if let problem = HTTPClient.headerProblem(HTTPHeaders.Field(name: name, value: value)) {
+                throw .invalidHeader(name: name, reason: problem)
+            }
+        }
     }
 }
 

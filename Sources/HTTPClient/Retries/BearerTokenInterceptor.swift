@@ -45,8 +45,12 @@ public final class BearerTokenInterceptor: Interceptor {
 
     public func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest {
         guard let token = await tokens.token else { return request }
+        let field = HTTPHeaders.Field(name: "Authorization", value: "Bearer \(token)")
+        // Foundation on Linux drops a value with a line break without a word: the request
+        // would go out with no token, and come back a 401 with no reason given.
+        if let problem = HTTPClient.headerProblem(field) { throw HTTPClientError.invalidHeader(name: field.name, reason: problem) }
         var request = request
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue(field.value, forHTTPHeaderField: field.name)
         return request
     }
 
