@@ -34,10 +34,11 @@ enum Serve {
         }
         // People read the report in the 404's body and the log line; no test owns this registry.
         let stubs = StubRegistry("httpc serve", reporting: .disabled)
-        // Nothing verifies this registry: it keeps the latest thousand requests, and at most 64 MiB
-        // of them (bodies and heads), however long it runs.
+        // Nothing verifies this registry: each of its logs (the requests, the unmatched reports,
+        // each source's calls) keeps the latest thousand requests and at most 16 MiB of them
+        // (bodies and heads), however long it runs and whatever its clients send.
         stubs.retainedRequests = 1_000
-        stubs.retainedRequestBytes = 64 << 20
+        stubs.retainedRequestBytes = 16 << 20
         var configuration = StubServer.Configuration()
         configuration.address = command.address
         configuration.port = command.port
