@@ -246,7 +246,11 @@ struct HTTPHeadersTests {
 
     /// A method that is not a token (a space or a line break in it would split the request
     /// line, which a session sends as it is given) fails the request before anything is sent.
-    @Test(arguments: [("GET /admin HTTP/1.1\r\nX", "a space at byte 4"), ("PUR\nGE", "a line feed (LF) at byte 4"), ("", "it is empty")])
+    @Test(arguments: [
+        ("GET /admin HTTP/1.1\r\nX", "a space at byte 4"), ("PUR\nGE", "a line feed (LF) at byte 4"), ("", "it is empty"),
+        // Upper-cased by Unicode's rules, these would be POST and STRASSE: only ASCII letters are.
+        ("poſt", "a non-ASCII character at byte 3"), ("straße", "a non-ASCII character at byte 5"),
+    ])
     func aMethodThatIsNotATokenFailsTheRequestBeforeAnythingIsSent(method: String, found: String) async throws {
         let session = MockURLSession()
         session.enqueue(.status(200))

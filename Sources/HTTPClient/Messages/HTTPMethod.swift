@@ -8,12 +8,18 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     /// The method token as sent on the wire, upper-cased.
     public let rawValue: String
 
-    /// Creates a method from its token; the token is upper-cased, as methods are case-sensitive
-    /// on the wire and every registered method is upper case.
+    /// Creates a method from its token; its ASCII letters are upper-cased, as methods are
+    /// case-sensitive on the wire and every registered method is upper case. Nothing else is
+    /// changed: Unicode's upper-casing would turn `poſt` into a valid `POST`, and a string that
+    /// is not a token is refused when a request is sent (``HTTPClientError/invalidMethod(_:reason:)``).
     public init(rawValue: String) {
-        // Most tokens arrive upper-cased already; `uppercased()` would allocate for each.
-        let hasLowercase = rawValue.utf8.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
-        self.rawValue = hasLowercase ? rawValue.uppercased() : rawValue
+        let isLowercase = { (byte: UInt8) in byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
+        // Most tokens arrive upper-cased already: no new string for them.
+        guard rawValue.utf8.contains(where: isLowercase) else {
+            self.rawValue = rawValue
+            return
+        }
+        self.rawValue = String(decoding: rawValue.utf8.map { isLowercase($0) ? $0 - 0x20 : $0 }, as: UTF8.self)
     }
 
     public init(stringLiteral value: String) {
