@@ -92,9 +92,9 @@ public final class StubRegistry: Sendable {
         set { retention.limit = newValue }
     }
 
-    /// The bytes of requests each of those logs keeps at most, however few requests that is
-    /// (the newest is always kept): their bodies, and the heads a server read (URL and header
-    /// lines). No limit unless set. `httpc serve` keeps 16 MiB, so that uploads of megabytes and
+    /// The bytes of requests each of those logs keeps at most, however few requests that is:
+    /// their bodies, and the heads a server read (URL and header lines). A request larger than
+    /// this alone is not kept at all (it is counted). No limit unless set. `httpc serve` keeps 16 MiB, so that uploads of megabytes and
     /// heads of tens of kilobytes do not pile up in a server that runs for hours.
     package var retainedRequestBytes: Int {
         get { retention.bytes }
@@ -516,7 +516,7 @@ final class RequestRetention: Sendable {
         set { value.withLock { $0.limit = max(1, newValue) } }
     }
 
-    /// The bytes of requests one log keeps at most (its newest request always).
+    /// The bytes of requests one log keeps at most.
     var bytes: Int {
         get { value.current.bytes }
         set { value.withLock { $0.bytes = max(0, newValue) } }
@@ -542,7 +542,9 @@ final class RequestRetention: Sendable {
         let slack = max(16, limit / 4)
         var excess = log.count > limit + slack ? log.count - limit : 0
         var kept = bytes - log[..<excess].reduce(0) { $0 + size($1) }
-        while kept > byteLimit, excess < log.count - 1 {
+        // The newest too: kept, an upload of megabytes would stay until enough requests came
+        // after it, and in the calls of a stub that answers rarely, for good.
+        while kept > byteLimit, excess < log.count {
             kept -= size(log[excess])
             excess += 1
         }

@@ -52,6 +52,25 @@ struct RequestRetentionTests {
         #expect(failures.all.last?.hasPrefix("10 requests matched no stub (the reports of the latest ") == true)
     }
 
+    /// A request larger than the byte bound alone is not kept at all, and is counted: kept, an
+    /// upload of 60 MB would stay in a server's log until enough requests came after it, and in
+    /// the calls of a stub that answers rarely, for good.
+    @Test func aRequestLargerThanTheByteBoundIsCountedButNotKept() {
+        let stubs = StubRegistry(reporting: .disabled)
+        stubs.retainedRequestBytes = 1 << 20
+        let uploads = stubs.stub(.post, "/uploads").respond(.status(201))
+        #expect(stubs.status(for: request("POST", "https://h/uploads", body: Data(count: 100))) == 201)
+        #expect(stubs.status(for: request("POST", "https://h/uploads", body: Data(count: 2 << 20))) == 201)
+        _ = stubs.status(for: request("POST", "https://h/elsewhere", body: Data(count: 2 << 20)))
+
+        #expect(stubs.requests.isEmpty)
+        #expect(uploads.calls.isEmpty)
+        #expect(stubs.unmatchedRequests.isEmpty)
+        #expect(stubs.verify(uploads, requested: .exactly(2)))
+        #expect(stubs.status(for: request("POST", "https://h/uploads", body: Data(count: 100))) == 201)
+        #expect(stubs.requests.map(\.sequenceNumber) == [3])
+    }
+
     /// A server's requests count their heads against the byte bound as well as their bodies: a
     /// client sending heads of 60 KB (a long query, hundreds of header lines) piles up no more
     /// of them than the bound holds, in the log, a stub's calls or the unmatched reports.
