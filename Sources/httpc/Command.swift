@@ -93,8 +93,12 @@ struct Command {
                     let name = header.prefix { $0 != " " && $0 != ":" && $0 != "=" }.prefix(40)
                     throw UsageError(description: "the header \"\(name)…\" given to \(argument) is not of the form 'Name: value'")
                 }
-                options.headers.add(
+                let field = HTTPHeaders.Field(
                     name: String(header[..<colon]), value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                if let problem = HTTPClient.headerProblem(field) {
+                    throw UsageError(description: "the header \"\(field.name)\" given to \(argument) cannot be sent: \(problem)")
+                }
+                options.headers.add(name: field.name, value: field.value)
             case "-d", "--data":
                 try once(.body, argument)
                 options.body = try Self.readData(try value(for: argument))
@@ -176,7 +180,9 @@ struct Command {
         case 1: urlText = positional[0]
         case 2:
             guard positional[0].isHTTPToken else {
-                throw UsageError(description: "the method \"\(positional[0])\" is not an HTTP method (a token such as GET, no spaces)")
+                // Shown up to its first wrong byte: what follows may be a header line, a credential in it.
+                let valid = String(decoding: positional[0].utf8.prefix(while: \.isHTTPTokenByte), as: UTF8.self)
+                throw UsageError(description: "the method \"\(valid)…\" is not an HTTP method (a token such as GET, no spaces)")
             }
             method = HTTPMethod(rawValue: positional[0])
             urlText = positional[1]

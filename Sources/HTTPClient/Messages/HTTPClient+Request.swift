@@ -395,7 +395,8 @@ extension HTTPClient {
     /// What keeps `field` from being sent, or `nil` if nothing does: a name that is not a token,
     /// a value with a control character other than a tab (RFC 9110 §5.5). The value itself is not
     /// quoted: it may be a credential.
-    static func headerProblem(_ field: HTTPHeaders.Field) -> String? {
+    /// `package`: httpc checks the headers given to `-H` this way.
+    package static func headerProblem(_ field: HTTPHeaders.Field) -> String? {
         guard field.name.isHTTPToken else { return tokenProblem(field.name, what: "a header name") }
         for (offset, byte) in field.value.utf8.enumerated() where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
             return "its value holds \(name(of: byte)) at byte \(offset + 1) of \(field.value.utf8.count); "

@@ -233,7 +233,8 @@ extension String {
 
 extension UInt8 {
     /// Whether this byte may be part of an RFC 9110 token (a `tchar`).
-    var isHTTPTokenByte: Bool {
+    /// `package`: httpc shows a rejected method up to its first byte that is not one.
+    package var isHTTPTokenByte: Bool {
         switch self {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             true

@@ -129,7 +129,17 @@ struct HttpcTests {
             (["https://h/", "--json", "{bad"], "--json: {bad is not valid JSON"),
             (["https://h/", "--record-mode", "all"], "--record-mode needs --cassette"),
             (["https://h/", "--wat"], "unknown option --wat (use -- before a URL or method that starts with \"-\")"),
-            (["GET /x", "https://h/"], "the method \"GET /x\" is not an HTTP method (a token such as GET, no spaces)"),
+            (["GET /x", "https://h/"], "the method \"GET…\" is not an HTTP method (a token such as GET, no spaces)"),
+            // What follows the method's first wrong byte is not printed: it may be a header line.
+            (
+                ["GET\r\nAuthorization: Bearer tok-31337", "https://h/"],
+                "the method \"GET…\" is not an HTTP method (a token such as GET, no spaces)"
+            ),
+            (
+                ["-H", "Authorization: Bearer tok-31337\r\nX-Injected: 1", "https://h/"],
+                "the header \"Authorization\" given to -H cannot be sent: its value holds a carriage return (CR) at byte 17 of 31; "
+                    + "a header value may hold no control character but a tab"
+            ),
             (["https://h/", "--fixtures", "a", "--fixtures", "b"], "--fixtures is given twice; give it once"),
             (["https://h/", "--cassette", "a", "--cassette", "b"], "--cassette is given twice; give it once"),
             (
