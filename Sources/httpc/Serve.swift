@@ -34,11 +34,11 @@ enum Serve {
         }
         // People read the report in the 404's body and the log line; no test owns this registry.
         let stubs = StubRegistry("httpc serve", reporting: .disabled)
-        // Nothing verifies this registry: each of its logs (the requests, the unmatched reports,
-        // each source's calls) keeps the latest thousand requests and at most 16 MiB of them
+        // Nothing verifies or reads this registry's logs (the requests, the unmatched reports,
+        // each source's calls): each keeps the latest hundred requests and at most 4 MiB of them
         // (bodies and heads), however long it runs and whatever its clients send.
-        stubs.retainedRequests = 1_000
-        stubs.retainedRequestBytes = 16 << 20
+        stubs.retainedRequests = 100
+        stubs.retainedRequestBytes = 4 << 20
         var configuration = StubServer.Configuration()
         configuration.address = command.address
         configuration.port = command.port
@@ -46,7 +46,10 @@ enum Serve {
         // Recorded exchanges answer after the sources: they are registered first, as the server starts.
         configuration.upstream = upstream
         let logLines = LogLines()
-        configuration.log = { entry in logLines.add("\(entry)\n") }
+        configuration.log = { entry in
+            let dropped = entry.droppedBefore > 0 ? "(\(entry.droppedBefore) log lines dropped: the log fell behind)\n" : ""
+            logLines.add("\(dropped)\(entry)\n")
+        }
         let server: StubServer
         do {
             server = try StubServer(stubs, configuration: configuration)
@@ -68,9 +71,10 @@ enum Serve {
             source.resume()
             return source
         }
+        let trimming = FreedMemory.givenBackEvery(seconds: 10)
         // Written straight to the descriptor: a script reading a pipe learns the port at once.
         write("serving \(command.summary(upstream: upstream)) on \(reachableAt(server))\n")
-        withExtendedLifetime(signals) { dispatchMain() }
+        withExtendedLifetime((signals, trimming)) { dispatchMain() }
     }
 
     /// Where clients reach `server`: its base URL, or, listening on every interface, the URL at

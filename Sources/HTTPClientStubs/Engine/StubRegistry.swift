@@ -94,7 +94,7 @@ public final class StubRegistry: Sendable {
 
     /// The bytes of requests each of those logs keeps at most, however few requests that is:
     /// their bodies, and the heads a server read (URL and header lines). A request larger than
-    /// this alone is not kept at all (it is counted). No limit unless set. `httpc serve` keeps 16 MiB, so that uploads of megabytes and
+    /// this alone is not kept at all (it is counted). No limit unless set. `httpc serve` keeps 4 MiB, so that uploads of megabytes and
     /// heads of tens of kilobytes do not pile up in a server that runs for hours.
     package var retainedRequestBytes: Int {
         get { retention.bytes }

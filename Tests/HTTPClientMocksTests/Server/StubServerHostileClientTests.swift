@@ -420,9 +420,11 @@ struct StubServerHostileClientTests {
     @Test func theEntriesWaitingForABlockedLogAreBoundedByTheirSize() async throws {
         let release = DispatchSemaphore(value: 0)
         let logged = Locked<[String]>([])
+        let dropped = Locked(0)
         let last = Milestones()
         let server = try server { configuration in
             configuration.log = { entry in
+                dropped.withLock { $0 += entry.droppedBefore }
                 let count = logged.withLock { targets in
                     targets.append(entry.target)
                     return targets.count
@@ -452,6 +454,8 @@ struct StubServerHostileClientTests {
         let indices = targets.dropLast().compactMap { Int($0.dropFirst("/a?".count).prefix { $0 != "=" }) }
         #expect(indices == indices.sorted())
         #expect(targets.last == "/a?last")
+        // Each dropped entry is counted, on the entry after it.
+        #expect(dropped.current + targets.count == 101)
     }
 
     /// The article's own example logs with `print`; one log call that cannot finish (a standard

@@ -238,11 +238,12 @@ extension ServerConnection {
     }
 
     /// Logs the answer, when the server has a log. What it says is made on the log's queue, and
-    /// only then.
+    /// only then; until it is, the entry is counted as large as the head (`answeredBy` may hold
+    /// the request).
     func log(_ head: HTTPRequestHead, status: Int?, answeredBy: @escaping @Sendable () -> String) {
         guard let log = context.log else { return }
         let (method, redaction) = (head.method, context.registry.redaction)
-        log.send(target: head.target) { target in
+        log.send(target: head.target, bytes: head.size) { target in
             StubServer.LogEntry(method: method, target: redaction.redacted(url: target), status: status, answeredBy: answeredBy())
         }
     }
