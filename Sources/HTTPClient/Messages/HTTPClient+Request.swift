@@ -296,9 +296,7 @@ extension HTTPClient {
         if request.method != .get {
             // URLRequest takes any string, and a session sends it as it is: a method with a
             // space or a line break in it would split the request line.
-            guard request.method.rawValue.isHTTPToken else {
-                throw .invalidMethod(request.method.rawValue, reason: Self.tokenProblem(request.method.rawValue, what: "a method"))
-            }
+            try Self.check(method: request.method.rawValue)
             urlRequest.httpMethod = request.method.rawValue
         }
         if let timeout = request.timeout ?? timeout {
@@ -363,9 +361,7 @@ extension URLRequest {
     mutating func addHeaders(_ headers: HTTPHeaders) throws(HTTPClientError) {
         guard !headers.isEmpty else { return }
         guard allHTTPHeaderFields?.isEmpty ?? true, headers.allSatisfy({ $0.name.isHTTPToken && $0.value.isPrintableASCII }) else {
-            for field in headers {
-                if let problem = HTTPClient.headerProblem(field) { throw .invalidHeader(name: field.name, reason: problem) }
-            }
+            for field in headers { try HTTPClient.check(field) }
             for field in headers { addValue(field.value, forHTTPHeaderField: field.name) }
             return
         }
@@ -380,18 +376,22 @@ extension URLRequest {
     ///
     /// - Throws: ``HTTPClientError/invalidMethod(_:reason:)`` or ``HTTPClientError/invalidHeader(name:reason:)``.
     func checkSendable() throws(HTTPClientError) {
-        if let method = httpMethod, !method.isHTTPToken {
-            throw .invalidMethod(method, reason: HTTPClient.tokenProblem(method, what: "a method"))
-        }
-        for (name, value) in allHTTPHeaderFields ?? [:] {
-            if let problem = HTTPClient.headerProblem(HTTPHeaders.Field(name: name, value: value)) {
-                throw .invalidHeader(name: name, reason: problem)
-            }
-        }
+        if let method = httpMethod { try HTTPClient.check(method: method) }
+        for (name, value) in allHTTPHeaderFields ?? [:] { try HTTPClient.check(HTTPHeaders.Field(name: name, value: value)) }
     }
 }
 
 extension HTTPClient {
+    /// Throws ``HTTPClientError/invalidMethod(_:reason:)`` unless `method` is a token.
+    static func check(method: String) throws(HTTPClientError) {
+        guard method.isHTTPToken else { throw .invalidMethod(method, reason: tokenProblem(method, what: "a method")) }
+    }
+
+    /// Throws ``HTTPClientError/invalidHeader(name:reason:)`` if `field` cannot be sent (see ``headerProblem(_:)``).
+    static func check(_ field: HTTPHeaders.Field) throws(HTTPClientError) {
+        if let problem = headerProblem(field) { throw .invalidHeader(name: field.name, reason: problem) }
+    }
+
     /// What keeps `field` from being sent, or `nil` if nothing does: a name that is not a token,
     /// a value with a control character other than a tab (RFC 9110 §5.5). The value itself is not
     /// quoted: it may be a credential.
@@ -406,7 +406,7 @@ extension HTTPClient {
     }
 
     /// Why `string`, which is not a token, cannot be `what`.
-    static func tokenProblem(_ string: String, what: String) -> String {
+    private static func tokenProblem(_ string: String, what: String) -> String {
         let rule = "\(what) is a token: letters, digits and !#$%&'*+-.^_`|~"
         guard let (offset, byte) = string.utf8.enumerated().first(where: { !$0.element.isHTTPTokenByte }) else {
             return "it is empty; " + rule

@@ -48,7 +48,7 @@ public final class BearerTokenInterceptor: Interceptor {
         let field = HTTPHeaders.Field(name: "Authorization", value: "Bearer \(token)")
         // Foundation on Linux drops a value with a line break without a word: the request
         // would go out with no token, and come back a 401 with no reason given.
-        if let problem = HTTPClient.headerProblem(field) { throw HTTPClientError.invalidHeader(name: field.name, reason: problem) }
+        try HTTPClient.check(field)
         var request = request
         request.setValue(field.value, forHTTPHeaderField: field.name)
         return request
