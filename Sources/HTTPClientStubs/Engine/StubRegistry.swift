@@ -94,8 +94,9 @@ public final class StubRegistry: Sendable {
 
     /// The bytes of requests each of those logs keeps at most, however few requests that is:
     /// their bodies, and the heads a server read (URL and header lines). A request larger than
-    /// this alone is not kept at all (it is counted). No limit unless set. `httpc serve` keeps 4 MiB, so that uploads of megabytes and
-    /// heads of tens of kilobytes do not pile up in a server that runs for hours.
+    /// this alone is not kept at all (it is counted). No limit unless set. `httpc serve` keeps
+    /// 4 MiB, so that uploads of megabytes and heads of tens of kilobytes do not pile up in a
+    /// server that runs for hours.
     package var retainedRequestBytes: Int {
         get { retention.bytes }
         set { retention.bytes = newValue }
@@ -506,7 +507,7 @@ public final class StubRegistry: Sendable {
 }
 
 /// How many requests a registry's log, its stubs' calls and its unmatched reports keep, and how
-/// many bytes of request bodies each of them holds at most: shared, so setting
+/// many bytes of requests (bodies, and heads a server read) each of them holds at most: shared, so setting
 /// ``StubRegistry/retainedRequests`` bounds them all.
 final class RequestRetention: Sendable {
     private let value = Locked((limit: 10_000, bytes: Int.max))
